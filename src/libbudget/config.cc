@@ -1,0 +1,146 @@
+#include "libbudget/config.h"
+
+#include <strings.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "libbudget/time_string.h"
+
+namespace budget {
+namespace {
+
+// A key of budget.conf: its documented spelling and how its value is read.
+struct KeySpec {
+  const char* name;
+  Status (*parse)(std::string_view value, BudgetConfig* config);
+};
+
+Status ParseTree(std::string_view value, BudgetConfig* config) {
+  if (value.empty()) return Status::InvalidArgument("must name a file or URL");
+  config->budget_tree = std::string(value);
+  return Status::Ok();
+}
+
+Status ParsePositiveDuration(std::string_view value, Seconds* out) {
+  Seconds s = 0;
+  Status st = ParseDuration(value, &s);
+  if (!st.ok()) return st;
+  if (s <= 0) return Status::InvalidArgument("must be longer than 0");
+  *out = s;
+  return Status::Ok();
+}
+
+const KeySpec kKeys[] = {
+    {"BudgetTree", ParseTree},
+    {"LookbackWindow",
+     [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->lookback_window); }},
+    {"MaxMinRuntime",
+     [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->max_min_runtime); }},
+    {"DefaultMinRuntime",
+     [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->default_min_runtime); }},
+};
+
+const KeySpec* FindKey(std::string_view key) {
+  for (const KeySpec& spec : kKeys) {
+    if (key.size() == std::strlen(spec.name) && strncasecmp(key.data(), spec.name, key.size()) == 0) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+std::string_view Trim(std::string_view s) {
+  const char* ws = " \t\r";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(ws);
+  return s.substr(b, e - b + 1);
+}
+
+std::string Where(const std::string& file, int line) { return file + ":" + std::to_string(line) + ": "; }
+
+}  // namespace
+
+Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetConfig* out) {
+  BudgetConfig config;
+  int seen_on_line[sizeof kKeys / sizeof kKeys[0]] = {};
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    size_t hash = line.find('#');
+    if (hash != std::string_view::npos) line = line.substr(0, hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      return Status::InvalidArgument(Where(file, line_no) + "expected Key=Value, got \"" + std::string(line) + "\"");
+    }
+    std::string_view key = Trim(line.substr(0, eq));
+    std::string_view value = Trim(line.substr(eq + 1));
+    const KeySpec* spec = FindKey(key);
+    if (spec == nullptr) {
+      return Status::InvalidArgument(Where(file, line_no) + "unknown key \"" + std::string(key) + "\"");
+    }
+    const std::string key_name = spec->name;
+    size_t index = spec - kKeys;
+    if (seen_on_line[index] != 0) {
+      return Status::InvalidArgument(Where(file, line_no) + "key " + key_name + " is already set on line " +
+                                     std::to_string(seen_on_line[index]));
+    }
+    seen_on_line[index] = line_no;
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    } else if (value.find_first_of(" \t") != std::string_view::npos) {
+      return Status::InvalidArgument(Where(file, line_no) + "key " + key_name +
+                                     ": one Key=Value per line (quote a value that has spaces)");
+    }
+    Status st = spec->parse(value, &config);
+    if (!st.ok()) return Status::InvalidArgument(Where(file, line_no) + "key " + key_name + ": " + st.message());
+  }
+  if (config.default_min_runtime > config.max_min_runtime) {
+    return Status::InvalidArgument(file + ": DefaultMinRuntime (" + FormatDuration(config.default_min_runtime) +
+                                   ") is longer than MaxMinRuntime (" + FormatDuration(config.max_min_runtime) + ")");
+  }
+  *out = std::move(config);
+  return Status::Ok();
+}
+
+Status LoadBudgetConfig(const std::string& file, BudgetConfig* out, bool* missing) {
+  *missing = false;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) {
+      *out = BudgetConfig();
+      *missing = true;
+      return Status::Ok();
+    }
+    return Status::IOError(file + ": cannot read: " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError(file + ": read error: " + std::strerror(errno));
+  return ParseBudgetConfig(text.str(), file, out);
+}
+
+std::string BudgetConfigPathBeside(const std::string& slurm_conf) {
+  size_t slash = slurm_conf.rfind('/');
+  if (slash == std::string::npos) return "budget.conf";
+  return slurm_conf.substr(0, slash + 1) + "budget.conf";
+}
+
+std::vector<std::string> BudgetConfigKeys() {
+  std::vector<std::string> names;
+  for (const KeySpec& spec : kKeys) names.emplace_back(spec.name);
+  return names;
+}
+
+}  // namespace budget
