@@ -108,9 +108,9 @@ class Ledger {
   // Ok, or InvalidArgument naming the option and why it is unusable.
   static Status CheckOptions(const Options& options);
 
-  // Options that fail CheckOptions are replaced by usable ones (widths
-  // <= 0 become the defaults, the window is rounded up to a multiple of the
-  // report width, a report width that does not fit becomes bucket_width);
+  // Options that fail CheckOptions are replaced by usable ones (a window or
+  // bucket_width <= 0 becomes the default, the window is rounded up to a multiple of
+  // bucket_width, a report width that does not fit becomes bucket_width);
   // options() returns what is in effect. Callers that take options from a
   // config file should call CheckOptions first and refuse bad ones.
   explicit Ledger(Options options);

@@ -1,0 +1,360 @@
+#include "libbudget/ledger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace budget {
+
+namespace {
+
+// Floor division and modulo that are correct for negative numerators
+// (times before the epoch); b > 0.
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+
+bool TimeInRange(TimePoint t) {
+  return t >= -Ledger::kTimeLimit && t <= Ledger::kTimeLimit;
+}
+
+std::string Sec(Seconds s) { return std::to_string(s) + " s"; }
+
+}  // namespace
+
+// One series of one path: a ring of n buckets ending at bucket `head_`.
+// Invariants:
+//   - slot FloorMod(k, n) holds bucket k for every k in (head_ - n, head_];
+//   - sum_ is the sum of all slots up to double rounding, and exactly 0
+//     when nonzero_ == 0;
+//   - nonzero_ counts the slots that are != 0.
+class Ledger::Ring {
+ public:
+  Ring(int64_t n, int64_t head) : n_(n), head_(head), slots_(n, 0.0f) {}
+
+  int64_t n() const { return n_; }
+  int64_t head() const { return head_; }
+
+  // Moves the head forward to bucket k (no-op if k <= head), expiring the
+  // buckets that leave the ring. O(min(n, k - head)).
+  void Advance(int64_t k) {
+    if (k <= head_) return;
+    if (head_ == kNoHead || k - head_ >= n_) {
+      std::fill(slots_.begin(), slots_.end(), 0.0f);
+      nonzero_ = 0;
+      sum_ = 0.0;
+    } else {
+      for (int64_t j = head_ + 1; j <= k; ++j) Store(j, 0.0f);
+    }
+    head_ = k;
+  }
+
+  // Adds v to bucket k, advancing the head if k is newer; buckets older
+  // than the ring are dropped.
+  void Add(int64_t k, double v) {
+    if (head_ != kNoHead && k <= head_ - n_) return;
+    Advance(k);
+    float old = slots_[Slot(k)];
+    Store(k, static_cast<float>(static_cast<double>(old) + v));
+  }
+
+  // Sum of buckets (kn - n, kn]: the window ending in bucket kn.
+  double WindowSum(int64_t kn) {
+    if (head_ == kNoHead) return 0.0;
+    if (kn >= head_) {
+      Advance(kn);
+      return std::max(0.0, sum_);
+    }
+    // A query in the past: only retained buckets can answer it.
+    double total = 0.0;
+    for (int64_t k = std::max(kn - n_ + 1, head_ - n_ + 1); k <= kn; ++k) {
+      total += slots_[Slot(k)];
+    }
+    return total;
+  }
+
+  // Bucket k, or 0 if not retained.
+  float Bucket(int64_t k) const {
+    if (head_ == kNoHead || k > head_ || k <= head_ - n_) return 0.0f;
+    return slots_[Slot(k)];
+  }
+
+  // Replaces the contents: values[i] is bucket head - (n-1) + i.
+  void Assign(int64_t head, const std::vector<float>& values) {
+    head_ = head;
+    sum_ = 0.0;
+    nonzero_ = 0;
+    for (int64_t i = 0; i < n_; ++i) {
+      int64_t k = head - (n_ - 1) + i;
+      slots_[Slot(k)] = values[i];
+      sum_ += values[i];
+      if (values[i] != 0.0f) ++nonzero_;
+    }
+    if (nonzero_ == 0) sum_ = 0.0;
+  }
+
+  size_t bytes() const { return slots_.capacity() * sizeof(float); }
+
+ private:
+  size_t Slot(int64_t k) const { return static_cast<size_t>(FloorMod(k, n_)); }
+
+  // Sets bucket k to v, keeping sum_ equal to the sum of what is stored
+  // (the float deltas, not the double charges, so expiry subtracts exactly
+  // what was added).
+  void Store(int64_t k, float v) {
+    float& slot = slots_[Slot(k)];
+    if (slot != 0.0f) --nonzero_;
+    if (v != 0.0f) ++nonzero_;
+    sum_ += static_cast<double>(v) - static_cast<double>(slot);
+    slot = v;
+    if (nonzero_ == 0) sum_ = 0.0;
+  }
+
+  int64_t n_;
+  int64_t head_;
+  double sum_ = 0.0;
+  int64_t nonzero_ = 0;
+  std::vector<float> slots_;
+};
+
+struct Ledger::PathUsage {
+  std::unique_ptr<Ring> rings[kSeriesCount];
+};
+
+Status Ledger::CheckOptions(const Options& o) {
+  if (o.bucket_width <= 0) {
+    return Status::InvalidArgument("ledger options: bucket_width (" +
+                                   Sec(o.bucket_width) + ") must be > 0");
+  }
+  if (o.report_bucket_width <= 0) {
+    return Status::InvalidArgument("ledger options: report_bucket_width (" +
+                                   Sec(o.report_bucket_width) + ") must be > 0");
+  }
+  if (o.window <= 0) {
+    return Status::InvalidArgument("ledger options: window (" + Sec(o.window) +
+                                   ") must be > 0");
+  }
+  if (o.report_bucket_width % o.bucket_width != 0) {
+    return Status::InvalidArgument(
+        "ledger options: report_bucket_width (" + Sec(o.report_bucket_width) +
+        ") is not a multiple of bucket_width (" + Sec(o.bucket_width) + ")");
+  }
+  if (o.window % o.report_bucket_width != 0) {
+    return Status::InvalidArgument(
+        "ledger options: window (" + Sec(o.window) +
+        ") is not a multiple of report_bucket_width (" +
+        Sec(o.report_bucket_width) + ")");
+  }
+  if (o.window / o.bucket_width > kMaxBucketsPerSeries) {
+    return Status::InvalidArgument(
+        "ledger options: window / bucket_width = " +
+        std::to_string(o.window / o.bucket_width) + " buckets, more than " +
+        std::to_string(kMaxBucketsPerSeries));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+Ledger::Options NormalizeOptions(Ledger::Options o) {
+  const Ledger::Options defaults;
+  if (o.bucket_width <= 0) o.bucket_width = defaults.bucket_width;
+  if (o.report_bucket_width <= 0 ||
+      o.report_bucket_width % o.bucket_width != 0) {
+    o.report_bucket_width = o.bucket_width;
+  }
+  if (o.window <= 0) o.window = defaults.window;
+  if (o.window % o.bucket_width != 0) {
+    // Round up; the window only grows, so no usage that should count is lost.
+    o.window += o.bucket_width - o.window % o.bucket_width;
+  }
+  if (o.window % o.report_bucket_width != 0) {
+    o.report_bucket_width = o.bucket_width;
+  }
+  if (!Ledger::CheckOptions(o).ok()) return defaults;
+  return o;
+}
+
+}  // namespace
+
+Ledger::Ledger(Options options) : options_(NormalizeOptions(options)) {}
+Ledger::Ledger(Ledger&&) noexcept = default;
+Ledger& Ledger::operator=(Ledger&&) noexcept = default;
+Ledger::~Ledger() = default;
+
+Seconds Ledger::BucketWidth(Series series) const {
+  return series == Series::kAllocated ? options_.bucket_width
+                                      : options_.report_bucket_width;
+}
+
+int64_t Ledger::BucketCount(Series series) const {
+  return options_.window / BucketWidth(series);
+}
+
+Ledger::Ring* Ledger::FindRing(const std::string& path, Series series) const {
+  auto it = paths_.find(path);
+  if (it == paths_.end()) return nullptr;
+  return it->second->rings[static_cast<int>(series)].get();
+}
+
+Ledger::Ring* Ledger::MutableRing(const std::string& path, Series series) {
+  std::unique_ptr<PathUsage>& usage = paths_[path];
+  if (!usage) usage = std::make_unique<PathUsage>();
+  std::unique_ptr<Ring>& ring = usage->rings[static_cast<int>(series)];
+  if (!ring) ring = std::make_unique<Ring>(BucketCount(series), kNoHead);
+  return ring.get();
+}
+
+void Ledger::Charge(const std::string& path, Series series, TimePoint from,
+                    TimePoint to, double gpus) {
+  if (!(gpus > 0.0) || !std::isfinite(gpus)) return;
+  if (from >= to || !TimeInRange(from) || !TimeInRange(to)) return;
+  const Seconds w = BucketWidth(series);
+  const int64_t last = FloorDiv(to - 1, w);
+  Ring* ring = MutableRing(path, series);
+  ring->Advance(last);
+  // Only buckets still in the ring can take the charge; starting there also
+  // bounds the loop by the ring size however long [from, to) is.
+  const int64_t first = std::max(FloorDiv(from, w), ring->head() - ring->n() + 1);
+  for (int64_t k = first; k <= last; ++k) {
+    const TimePoint begin = std::max(from, k * w);
+    const TimePoint end = std::min(to, (k + 1) * w);
+    ring->Add(k, gpus * static_cast<double>(end - begin));
+  }
+}
+
+void Ledger::ChargeRunningJob(uint32_t job_id, const std::string& path,
+                              Series occupancy, TimePoint start, TimePoint now,
+                              double gpus) {
+  const TimePoint cursor = ChargedUntil(job_id);
+  const TimePoint begin = std::max(start, cursor);
+  if (now <= begin) return;
+  Charge(path, occupancy, begin, now, gpus);
+  if (occupancy != Series::kDemand) Charge(path, Series::kDemand, begin, now, gpus);
+  SetChargedUntil(job_id, now);
+}
+
+double Ledger::WindowUsage(const std::string& path, Series series,
+                           TimePoint now) {
+  if (!TimeInRange(now)) return 0.0;
+  Ring* ring = FindRing(path, series);
+  if (ring == nullptr) return 0.0;
+  return ring->WindowSum(FloorDiv(now, BucketWidth(series)));
+}
+
+Ledger::History Ledger::SeriesHistory(const std::string& path, Series series,
+                                      TimePoint from, TimePoint to,
+                                      Seconds resolution) const {
+  const Seconds w = BucketWidth(series);
+  History history;
+  history.width = resolution <= 0 ? w : (resolution + w - 1) / w * w;
+  if (!TimeInRange(from) || !TimeInRange(to) || history.width > kTimeLimit) {
+    return history;
+  }
+  const Seconds res = history.width;
+  history.start = FloorDiv(from, res) * res;
+  if (from >= to) return history;
+  const TimePoint end = (FloorDiv(to - 1, res) + 1) * res;
+  const int64_t points = std::min<int64_t>((end - history.start) / res,
+                                           kMaxHistoryPoints);
+  history.gpu_seconds.assign(points, 0.0);
+  const Ring* ring = FindRing(path, series);
+  if (ring == nullptr) return history;
+  // Walk the retained buckets (at most n) rather than the points, so a long
+  // span costs no more than the window.
+  for (int64_t k = ring->head() - ring->n() + 1; k <= ring->head(); ++k) {
+    const TimePoint t = k * w;
+    if (t < history.start) continue;
+    const int64_t point = (t - history.start) / res;
+    if (point >= points) break;
+    history.gpu_seconds[point] += ring->Bucket(k);
+  }
+  return history;
+}
+
+TimePoint Ledger::ChargedUntil(uint32_t job_id) const {
+  auto it = cursors_.find(job_id);
+  return it == cursors_.end() ? 0 : it->second;
+}
+
+void Ledger::SetChargedUntil(uint32_t job_id, TimePoint t) {
+  cursors_[job_id] = t;
+}
+
+void Ledger::ForgetJob(uint32_t job_id) { cursors_.erase(job_id); }
+
+std::vector<std::pair<uint32_t, TimePoint>> Ledger::JobCursors() const {
+  return {cursors_.begin(), cursors_.end()};
+}
+
+std::vector<std::string> Ledger::Paths() const {
+  std::vector<std::string> paths;
+  paths.reserve(paths_.size());
+  for (const auto& entry : paths_) paths.push_back(entry.first);
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+bool Ledger::HasPath(const std::string& path) const {
+  return paths_.count(path) != 0;
+}
+
+bool Ledger::ForgetPath(const std::string& path) {
+  return paths_.erase(path) != 0;
+}
+
+size_t Ledger::BucketBytes() const {
+  size_t bytes = 0;
+  for (const auto& entry : paths_) {
+    for (const auto& ring : entry.second->rings) {
+      if (ring) bytes += ring->bytes();
+    }
+  }
+  return bytes;
+}
+
+Ledger::RawSeries Ledger::ExportSeries(const std::string& path,
+                                       Series series) const {
+  RawSeries raw;
+  const Ring* ring = FindRing(path, series);
+  if (ring == nullptr) return raw;
+  raw.head = ring->head();
+  raw.values.resize(ring->n());
+  for (int64_t i = 0; i < ring->n(); ++i) {
+    raw.values[i] = ring->Bucket(ring->head() - (ring->n() - 1) + i);
+  }
+  return raw;
+}
+
+Status Ledger::ImportSeries(const std::string& path, Series series,
+                            const RawSeries& raw) {
+  const int64_t n = BucketCount(series);
+  if (raw.head == kNoHead) {
+    return Status::InvalidArgument("ledger: series of '" + path +
+                                   "' imported without a head bucket");
+  }
+  if (static_cast<int64_t>(raw.values.size()) != n) {
+    return Status::InvalidArgument(
+        "ledger: series of '" + path + "' has " +
+        std::to_string(raw.values.size()) + " buckets, expected " +
+        std::to_string(n));
+  }
+  const Seconds w = BucketWidth(series);
+  if (raw.head > kTimeLimit / w || raw.head < -kTimeLimit / w) {
+    return Status::InvalidArgument("ledger: series of '" + path +
+                                   "' has its head bucket out of range");
+  }
+  for (float v : raw.values) {
+    if (!std::isfinite(v) || v < 0.0f) {
+      return Status::InvalidArgument("ledger: series of '" + path +
+                                     "' has a negative or non-finite bucket");
+    }
+  }
+  MutableRing(path, series)->Assign(raw.head, raw.values);
+  return Status::Ok();
+}
+
+}  // namespace budget
