@@ -1,0 +1,95 @@
+// Contract: the time-slicing bargain every job signs, and the records of jobs
+// under it that the preemption, drain and placement rules work on.
+//
+// A job declares a minimum runtime and whether it is resumable.
+//   - min_runtime > 0: ALLOCATED work, charged to its budget. It is protected
+//     from preemption while now < protection end = start + min_runtime.
+//   - min_runtime == 0: UNALLOCATED work, free and never protected.
+//   - Preempted, a resumable job is requeued and a non-resumable one is
+//     cancelled. A requeued job starts again with a fresh protection window:
+//     the caller passes the new start, nothing here remembers the old one.
+//
+// Invariants: a protection end is never before its start; min_runtime < 0 is
+// treated as 0 (unallocated) by every function here, so that a bad record can
+// never make a job protected forever.
+//
+// Thread safety: plain functions over values; no shared state.
+#ifndef SLURM_BUDGET_LIBBUDGET_CONTRACT_H_
+#define SLURM_BUDGET_LIBBUDGET_CONTRACT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include "libbudget/standing.h"
+
+namespace budget {
+
+// The allocation of work that maps to no tree node.
+constexpr int32_t kNoAllocation = -1;
+
+// What happens to a job when it is preempted.
+enum class PreemptAction { kRequeue, kCancel };
+
+// "requeue" or "cancel" (for logs).
+const char* PreemptActionName(PreemptAction action);
+
+// Requeue if resumable, cancel otherwise.
+inline PreemptAction ActionWhenPreempted(bool resumable) {
+  return resumable ? PreemptAction::kRequeue : PreemptAction::kCancel;
+}
+
+// True for allocated work (min_runtime > 0).
+inline bool IsAllocatedWork(Seconds min_runtime) { return min_runtime > 0; }
+
+// start + min_runtime (start itself for unallocated work).
+TimePoint ProtectionEnd(TimePoint start, Seconds min_runtime);
+
+// now < ProtectionEnd(start, min_runtime). Unallocated work is never
+// protected.
+bool IsProtected(TimePoint start, Seconds min_runtime, TimePoint now);
+
+// GPUs a job holds on one node. `node` is a NodeState::index (packing.h).
+struct NodeGpus {
+  int32_t node = -1;
+  uint32_t gpus = 0;
+};
+
+// A job that runs now, as the contract rules see it.
+struct RunningJob {
+  uint32_t job_id = 0;
+  // Tree node the job is charged to (index into the Standing vector), or
+  // kNoAllocation.
+  int32_t allocation = kNoAllocation;
+  // The start of the current run (after a requeue: the new start).
+  TimePoint start = 0;
+  Seconds min_runtime = 0;
+  bool resumable = false;
+  // Orders jobs inside one allocation only (higher = more important).
+  uint32_t user_priority = 0;
+  boost::container::small_vector<NodeGpus, 2> nodes;
+
+  bool allocated() const { return IsAllocatedWork(min_runtime); }
+  TimePoint protection_end() const { return ProtectionEnd(start, min_runtime); }
+  bool IsProtectedAt(TimePoint now) const { return IsProtected(start, min_runtime, now); }
+  PreemptAction action() const { return ActionWhenPreempted(resumable); }
+  uint64_t total_gpus() const;
+};
+
+// A job that waits: what it needs. A job of more than one node takes whole
+// nodes; a job of one node may share a node with others.
+struct JobShape {
+  uint32_t job_id = 0;
+  int32_t allocation = kNoAllocation;
+  Seconds min_runtime = 0;
+  uint32_t node_count = 1;
+  uint32_t gpus_per_node = 0;
+
+  bool allocated() const { return IsAllocatedWork(min_runtime); }
+  uint64_t total_gpus() const { return uint64_t{node_count} * gpus_per_node; }
+};
+
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_LIBBUDGET_CONTRACT_H_
