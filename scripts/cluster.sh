@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# A real Slurm cluster on this machine, for the demo and the integration
+# tests: munged, one slurmctld and N slurmd (default 4 nodes x 8 fake GPUs),
+# in a private directory with non-default ports, with the suite's plugins
+# loaded from the build tree.
+#
+#   scripts/cluster.sh start [-n NODES] [-g GPUS_PER_NODE]
+#   scripts/cluster.sh stop
+#   scripts/cluster.sh restart-ctld [--kill]   (restart slurmctld; --kill: kill -9 it first)
+#   scripts/cluster.sh status
+#   scripts/cluster.sh env       (prints: export SLURM_CONF=...)
+#
+# Environment (all optional):
+#   CLUSTER_DIR        private directory (default /tmp/slurm-budget-cluster)
+#   BUILD_DIR          build tree with the plugins (default <repo>/build)
+#   CLUSTER_PORT       slurmctld port (default: derived from CLUSTER_DIR, in
+#                      20000-39900); slurmd ports follow at +1, +2, ...
+#   SELECT_TYPE        default select/cons_tres
+#   PRIORITY_TYPE      default priority/basic
+#   SCHEDULER_TYPE     default sched/builtin
+#   PREEMPT_TYPE       default preempt/none
+#   JOB_SUBMIT_PLUGINS default contract
+#   SLURM_CONF_EXTRA   more slurm.conf lines, appended verbatim
+#   BUDGET_CONF        contents of budget.conf (default: the sample one)
+#   BUDGET_TREE_JSON   path of the allocation tree to copy beside it
+#
+# Stop kills only what start started (by pid), then any slurmstepd that still
+# holds files of this cluster open. Nothing is left behind.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+dir=${CLUSTER_DIR:-/tmp/slurm-budget-cluster}
+build=${BUILD_DIR:-$repo/build}
+# Each cluster directory gets its own ports, so clusters in different
+# directories (parallel test runs) never collide: 100 ports from 20000 up.
+default_port=$((20000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % 200 * 100))
+port=${CLUSTER_PORT:-$default_port}
+host=$(hostname -s)
+
+say() { printf 'cluster: %s\n' "$*"; }
+die() { printf 'cluster: error: %s\n' "$*" >&2; exit 1; }
+
+conf="$dir/etc/slurm.conf"
+export SLURM_CONF="$conf"
+
+pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+read_pid() { cat "$1" 2>/dev/null || true; }
+
+# wait_for DESCRIPTION SECONDS COMMAND... : polls COMMAND until it succeeds.
+wait_for() {
+  local what=$1 limit=$2; shift 2
+  local deadline=$((SECONDS + limit))
+  local rc
+  until "$@" >/dev/null 2>&1; do
+    rc=$?
+    [ $rc -ne 2 ] || return 1   # 2: will never succeed
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.2
+  done
+}
+
+stock_plugindir() {
+  local d
+  for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
+    [ -f "$d/priority_basic.so" ] && { echo "$d"; return; }
+  done
+  die "Slurm's plugin directory was not found (is slurm-wlm installed?)"
+}
+
+# Links every plugin of the suite built in $build into $dir/plugins, which
+# comes first in PluginDir.
+stage_plugins() {
+  mkdir -p "$dir/plugins"
+  rm -f "$dir/plugins"/*.so
+  local so
+  while IFS= read -r so; do
+    ln -sf "$so" "$dir/plugins/$(basename "$so")"
+  done < <(find "$build/src" -path '*/.libs/*.so' \( -name 'priority_*' -o -name 'sched_*' \
+             -o -name 'select_*' -o -name 'preempt_*' -o -name 'job_submit_*' -o -name 'spank_*' \) 2>/dev/null)
+}
+
+write_config() {
+  local n=$1 gpus=$2
+  mkdir -p "$dir"/{etc,state,spool,log,run,dev,munge}
+  local i
+  for ((i = 0; i < gpus; i++)); do ln -sf /dev/null "$dir/dev/nvidia$i"; done
+  local last=$((gpus - 1)) first_port=$((port + 1)) last_port=$((port + n))
+  local nodes="n[1-$n]"; [ "$n" -eq 1 ] && nodes="n1"
+  local ports="[$first_port-$last_port]"; [ "$n" -eq 1 ] && ports="$first_port"
+
+  cat > "$conf" <<CONF
+# Written by scripts/cluster.sh: a private cluster on one machine.
+ClusterName=budget
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$first_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge/munge.socket.2,cred_expire=10
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmdPidFile=$dir/run/slurmd.%n.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+PluginDir=$dir/plugins:$(stock_plugindir)
+PlugStackConfig=$dir/etc/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+MailProg=/bin/true
+SwitchType=switch/none
+ReturnToService=2
+SlurmdParameters=config_overrides
+MinJobAge=600
+InactiveLimit=0
+KillWait=5
+GresTypes=gpu
+SelectType=${SELECT_TYPE:-select/cons_tres}
+SelectTypeParameters=CR_Core
+PriorityType=${PRIORITY_TYPE:-priority/basic}
+SchedulerType=${SCHEDULER_TYPE:-sched/builtin}
+PreemptType=${PREEMPT_TYPE:-preempt/none}
+$([ -n "${JOB_SUBMIT_PLUGINS-contract}" ] && echo "JobSubmitPlugins=${JOB_SUBMIT_PLUGINS-contract}")
+NodeName=$nodes NodeHostname=$host NodeAddr=127.0.0.1 Port=$ports CPUs=16 RealMemory=64000 Gres=gpu:$gpus State=UNKNOWN
+PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+${SLURM_CONF_EXTRA:-}
+CONF
+
+  cat > "$dir/etc/gres.conf" <<CONF
+AutoDetect=off
+Name=gpu File=$dir/dev/nvidia[0-$last]
+CONF
+  [ "$gpus" -eq 1 ] && printf 'AutoDetect=off\nName=gpu File=%s/dev/nvidia0\n' "$dir" > "$dir/etc/gres.conf"
+
+  local spank="$dir/plugins/spank_contract.so"
+  if [ -e "$spank" ]; then
+    echo "required $spank" > "$dir/etc/plugstack.conf"
+  else
+    : > "$dir/etc/plugstack.conf"
+  fi
+
+  if [ -n "${BUDGET_TREE_JSON:-}" ]; then
+    cp "$BUDGET_TREE_JSON" "$dir/etc/budget-tree.json"
+  elif [ -f "$repo/etc/budget-tree.json.example" ]; then
+    cp "$repo/etc/budget-tree.json.example" "$dir/etc/budget-tree.json"
+  fi
+  if [ -n "${BUDGET_CONF+set}" ]; then
+    printf '%s\n' "$BUDGET_CONF" > "$dir/etc/budget.conf"
+  else
+    cat > "$dir/etc/budget.conf" <<CONF
+# budget.conf of the local cluster (see budget.conf(5))
+BudgetTree=$dir/etc/budget-tree.json
+LookbackWindow=7-0
+MaxMinRuntime=8:00:00
+DefaultMinRuntime=0
+CONF
+  fi
+}
+
+start_munge() {
+  local key="$dir/munge/munge.key"
+  [ -f "$key" ] || mungekey -c -k "$key" >/dev/null 2>&1 || die "mungekey failed"
+  chmod 0600 "$key"
+  chmod 0700 "$dir/munge"
+  pid_alive "$(read_pid "$dir/run/munged.pid")" && return
+  munged --force --socket="$dir/munge/munge.socket.2" --key-file="$key" \
+    --pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" \
+    --seed-file="$dir/munge/munged.seed" || die "munged failed to start: see $dir/log/munged.log"
+  wait_for munged 10 test -S "$dir/munge/munge.socket.2" || die "munged socket did not appear"
+}
+
+# Up when it answers; fails at once if the process died (a bad plugin, say).
+ctld_up() {
+  pid_alive "$(read_pid "$dir/run/slurmctld.mypid")" || return 2
+  scontrol ping 2>/dev/null | grep -q 'is UP'
+}
+
+start_slurmctld() {
+  # slurmctld -D in the background under setsid: we keep its pid ourselves.
+  setsid slurmctld -D -f "$conf" >>"$dir/log/slurmctld.stdout" 2>&1 < /dev/null &
+  echo $! > "$dir/run/slurmctld.mypid"
+  if ! wait_for slurmctld 30 ctld_up; then
+    grep -E 'error|fatal' "$dir/log/slurmctld.stdout" 2>/dev/null | tail -n 5 >&2 || true
+    die "slurmctld did not come up; log: $dir/log/slurmctld.log"
+  fi
+}
+
+start_slurmds() {
+  local n=$1 i
+  for ((i = 1; i <= n; i++)); do
+    mkdir -p "$dir/spool/n$i"
+    setsid slurmd -D -N "n$i" -f "$conf" >>"$dir/log/slurmd.n$i.stdout" 2>&1 < /dev/null &
+    echo $! > "$dir/run/slurmd.n$i.mypid"
+  done
+}
+
+nodes_idle() {
+  local n=$1
+  [ "$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)" -eq "$n" ]
+}
+
+cmd_start() {
+  local n=4 gpus=8
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -n) n=$2; shift 2 ;;
+      -g) gpus=$2; shift 2 ;;
+      *) die "unknown option $1" ;;
+    esac
+  done
+  [ "$n" -ge 1 ] && [ "$n" -le 64 ] || die "-n must be 1..64"
+  [ "$(id -u)" = 0 ] || die "run as root"
+  command -v slurmctld >/dev/null || die "slurmctld not installed: run scripts/setup.sh"
+  if pid_alive "$(read_pid "$dir/run/slurmctld.mypid")"; then
+    die "a cluster is already running in $dir: scripts/cluster.sh stop first"
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  stage_plugins
+  write_config "$n" "$gpus"
+  echo "$n" > "$dir/run/nodes"
+  start_munge
+  start_slurmctld
+  start_slurmds "$n"
+  if ! wait_for "nodes" 60 nodes_idle "$n"; then
+    sinfo -N >&2 || true
+    die "the $n nodes did not become idle within 60 s; logs in $dir/log"
+  fi
+  say "up: $n nodes x $gpus GPUs in $dir"
+  say "use it with: export SLURM_CONF=$conf"
+}
+
+kill_pidfile() {
+  local f=$1 pid
+  pid=$(read_pid "$f")
+  if pid_alive "$pid"; then
+    kill "$pid" 2>/dev/null || true
+    local deadline=$((SECONDS + 15))
+    while pid_alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    pid_alive "$pid" && kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+# slurmstepd processes outlive a killed slurmd and may ignore SIGTERM: find
+# the ones holding a file of this cluster open and kill them.
+kill_stray_stepds() {
+  local pid
+  for pid in $(pgrep -x slurmstepd 2>/dev/null || true); do
+    if ls -l "/proc/$pid/fd" 2>/dev/null | grep -q -- "$dir/"; then
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
+cmd_stop() {
+  [ -d "$dir/run" ] || { say "no cluster in $dir"; return 0; }
+  if pid_alive "$(read_pid "$dir/run/slurmctld.mypid")"; then
+    scancel --quiet --user=root 2>/dev/null || true
+    scancel --quiet --state=PENDING 2>/dev/null || true
+    squeue -h -o %i 2>/dev/null | xargs -r scancel 2>/dev/null || true
+  fi
+  local f
+  for f in "$dir"/run/slurmd.*.mypid; do [ -e "$f" ] && kill_pidfile "$f"; done
+  kill_pidfile "$dir/run/slurmctld.mypid"
+  kill_stray_stepds
+  kill_pidfile "$dir/run/munged.pid"
+  say "stopped the cluster in $dir"
+}
+
+cmd_restart_ctld() {
+  local f="$dir/run/slurmctld.mypid"
+  if [ "${1:-}" = --kill ]; then
+    local pid; pid=$(read_pid "$f")
+    pid_alive "$pid" && kill -9 "$pid"
+    while pid_alive "$pid"; do sleep 0.1; done
+    rm -f "$f"
+  else
+    kill_pidfile "$f"
+  fi
+  start_slurmctld
+  say "slurmctld restarted"
+}
+
+cmd_status() {
+  local name f
+  for f in "$dir"/run/*.mypid "$dir"/run/munged.pid; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f"); name=${name%.mypid}; name=${name%.pid}
+    if pid_alive "$(read_pid "$f")"; then echo "$name: running (pid $(read_pid "$f"))"; else echo "$name: not running"; fi
+  done
+}
+
+case ${1:-} in
+  start) shift; cmd_start "$@" ;;
+  stop) cmd_stop ;;
+  restart-ctld) shift; cmd_restart_ctld "$@" ;;
+  status) cmd_status ;;
+  env) echo "export SLURM_CONF=$conf" ;;
+  *) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine to build and run slurm-budget, from nothing:
+#   1. installs every Debian package needed (build tools, Slurm daemons and
+#      clients, munge, the dev libraries);
+#   2. gets Slurm's source at exactly the installed slurmctld version (for the
+#      internal headers the plugins need), through a deb-src entry derived
+#      from this machine's own apt sources;
+#   3. configures and builds the suite in build/.
+# Idempotent: on a machine already set up it does no network work and takes
+# seconds. Run as root. Environment: BUILD_DIR (default <repo>/build),
+# SLURM_SRC_ROOT (default <repo>/slurm-src), CONFIGURE_FLAGS (extra flags).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$repo/build}
+src_root=${SLURM_SRC_ROOT:-$repo/slurm-src}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root (it installs packages and Slurm runs as root in the local cluster)"
+
+packages=(
+  # build tools
+  build-essential autoconf automake libtool pkg-config dpkg-dev
+  # libraries named by the design card
+  libjson-c-dev libcurl4-openssl-dev libcmocka-dev libboost-dev
+  # Slurm: daemons, clients, public headers; munge for authentication
+  slurm-wlm slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
+  munge libmunge-dev
+  # used by the test and demo scripts
+  python3 curl procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # slurm-wlm-emulator must never be installed: its postinst switches
+  # /usr/sbin/slurmd to a front-end build.
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  say "packages already installed"
+fi
+
+# --- Slurm source at exactly the installed version -----------------------------
+slurm_version=$(dpkg-query -W -f='${Version}' slurmctld)
+upstream=${slurm_version%%-*}            # 22.05.8-4+deb12u3 -> 22.05.8
+src_dir="$src_root/slurm-wlm-$upstream"
+stamp="$src_root/.version"
+if [ -f "$src_dir/src/slurmctld/slurmctld.h" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$slurm_version" ]; then
+  say "Slurm source $slurm_version already in $src_dir"
+else
+  say "fetching Slurm source $slurm_version"
+  # A deb-src entry derived from the machine's own sources: no host is
+  # written here, the machine's configuration names it.
+  src_list=/etc/apt/sources.list.d/slurm-budget-deb-src.sources
+  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+    base=/etc/apt/sources.list.d/debian.sources
+    if [ -f "$base" ]; then
+      sed 's/^Types: deb$/Types: deb-src/' "$base" > "$src_list"
+    elif [ -f /etc/apt/sources.list ]; then
+      sed -n 's/^deb /deb-src /p' /etc/apt/sources.list > /etc/apt/sources.list.d/slurm-budget-deb-src.list
+    else
+      die "no apt sources found to derive a deb-src entry from"
+    fi
+    apt-get update -qq
+  fi
+  rm -rf "$src_root"
+  mkdir -p "$src_root"
+  (cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null 2>&1) ||
+    (apt-get update -qq && cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null) ||
+    die "apt-get source slurm-wlm=$slurm_version failed"
+  [ -f "$src_dir/src/slurmctld/slurmctld.h" ] || die "unpacked source not found at $src_dir"
+  echo "$slurm_version" > "$stamp"
+fi
+
+# --- configure and build -------------------------------------------------------
+cd "$repo"
+if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+  say "autoreconf"
+  autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; die "autoreconf failed"; }
+fi
+mkdir -p "$build_dir"
+cd "$build_dir"
+if [ ! -f Makefile ] || [ "$repo/configure" -nt Makefile ] || ! grep -q "with-slurm-source=$src_dir" config.status 2>/dev/null; then
+  say "configure (build in $build_dir)"
+  # shellcheck disable=SC2086
+  "$repo/configure" -q --with-slurm-source="$src_dir" ${CONFIGURE_FLAGS:-} ||
+    die "configure failed; see $build_dir/config.log"
+fi
+say "make"
+make -s -j"$jobs" >/dev/null || { make -j1 2>&1 | tail -30; die "build failed"; }
+say "ready: build in $build_dir, Slurm source in $src_dir"

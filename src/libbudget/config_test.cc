@@ -1,0 +1,116 @@
+// Tests of the budget.conf parser (config.h).
+#include "libbudget/test_support.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+#include "libbudget/config.h"
+
+using budget::BudgetConfig;
+using budget::ParseBudgetConfig;
+
+namespace {
+
+void test_defaults_when_empty(void**) {
+  BudgetConfig c;
+  assert_true(ParseBudgetConfig("", "budget.conf", &c).ok());
+  // 7 days = 604800 s; 8 h = 28800 s; default contract 0 (unallocated).
+  assert_int_equal(c.lookback_window, 604800);
+  assert_int_equal(c.max_min_runtime, 28800);
+  assert_int_equal(c.default_min_runtime, 0);
+  assert_true(c.budget_tree.empty());
+}
+
+void test_reads_every_key_case_insensitively(void**) {
+  const char* text =
+      "# the suite's configuration\n"
+      "\n"
+      "BudgetTree=/etc/slurm/tree.json   # trailing comment\n"
+      "lookbackwindow = 1-0\n"
+      "MAXMINRUNTIME=4:00:00\r\n"
+      "DefaultMinRuntime=\"15\"\n";
+  BudgetConfig c;
+  budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
+  assert_true(st.ok());
+  assert_string_equal(c.budget_tree.c_str(), "/etc/slurm/tree.json");
+  assert_int_equal(c.lookback_window, 86400);     // 1 day
+  assert_int_equal(c.max_min_runtime, 14400);     // 4 h
+  assert_int_equal(c.default_min_runtime, 900);   // 15 min
+}
+
+struct BadCase {
+  const char* text;
+  const char* expected;  // a substring of the message: file, line and key
+};
+
+const BadCase kBad[] = {
+    {"Colour=blue\n", "budget.conf:1: unknown key \"Colour\""},
+    {"# c\nMaxMinRuntime=abc\n", "budget.conf:2: key MaxMinRuntime: invalid time \"abc\""},
+    {"LookbackWindow=0\n", "budget.conf:1: key LookbackWindow: must be longer than 0"},
+    {"MaxMinRuntime\n", "budget.conf:1: expected Key=Value"},
+    {"BudgetTree=\n", "budget.conf:1: key BudgetTree: must name a file or URL"},
+    {"BudgetTree=a b\n", "budget.conf:1: key BudgetTree: one Key=Value per line"},
+    {"MaxMinRuntime=1:00:00\n\nmaxminruntime=2:00:00\n", "budget.conf:3: key MaxMinRuntime is already set on line 1"},
+    {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
+     "budget.conf: DefaultMinRuntime (2:00:00) is longer than MaxMinRuntime (1:00:00)"},
+};
+
+void test_each_error_names_file_line_and_key(void**) {
+  for (const BadCase& c : kBad) {
+    BudgetConfig out;
+    out.budget_tree = "untouched";
+    budget::Status st = ParseBudgetConfig(c.text, "budget.conf", &out);
+    if (st.ok()) fail_msg("accepted: %s", c.text);
+    if (st.message().find(c.expected) == std::string::npos) {
+      fail_msg("message \"%s\" lacks \"%s\"", st.message().c_str(), c.expected);
+    }
+    assert_string_equal(out.budget_tree.c_str(), "untouched");
+  }
+}
+
+void test_missing_file_gives_defaults(void**) {
+  BudgetConfig c;
+  c.max_min_runtime = 1;
+  bool missing = false;
+  assert_true(budget::LoadBudgetConfig("/nonexistent/dir/budget.conf", &c, &missing).ok());
+  assert_true(missing);
+  assert_int_equal(c.max_min_runtime, 28800);
+}
+
+void test_loads_a_file(void**) {
+  char path[] = "/tmp/budget_conf_testXXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  const char text[] = "MaxMinRuntime=2:00:00\nFrobnicate=1\n";
+  assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+  close(fd);
+  BudgetConfig c;
+  bool missing = true;
+  budget::Status st = budget::LoadBudgetConfig(path, &c, &missing);
+  unlink(path);
+  assert_false(missing);
+  // The error names this very file and line 2.
+  assert_false(st.ok());
+  assert_true(st.message().find(std::string(path) + ":2: unknown key \"Frobnicate\"") != std::string::npos);
+}
+
+void test_path_beside_slurm_conf(void**) {
+  assert_string_equal(budget::BudgetConfigPathBeside("/etc/slurm/slurm.conf").c_str(), "/etc/slurm/budget.conf");
+  assert_string_equal(budget::BudgetConfigPathBeside("slurm.conf").c_str(), "budget.conf");
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_defaults_when_empty),
+      cmocka_unit_test(test_reads_every_key_case_insensitively),
+      cmocka_unit_test(test_each_error_names_file_line_and_key),
+      cmocka_unit_test(test_missing_file_gives_defaults),
+      cmocka_unit_test(test_loads_a_file),
+      cmocka_unit_test(test_path_beside_slurm_conf),
+  };
+  return cmocka_run_group_tests_name("config", tests, nullptr, nullptr);
+}

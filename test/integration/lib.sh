@@ -1,0 +1,101 @@
+# Shared helpers of the integration tests (bash). Source it from a test:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   cluster_start -n 2          # a real cluster; stopped on exit
+#   check "a job runs" wait_state "$id" COMPLETED 30
+#   finish                       # prints "N passed, N failed"; exit status
+#
+# Every check prints one line. Nothing sleeps a fixed time: poll with a
+# deadline. Tests run as root; the cluster lives in $CLUSTER_DIR.
+
+set -uo pipefail
+
+TEST_NAME=$(basename "$0" .sh)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export BUILD_DIR=${BUILD_DIR:-$REPO/build}
+export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-test-$TEST_NAME}
+export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
+CLUSTER=$REPO/scripts/cluster.sh
+PASSED=0
+FAILED=0
+
+# check DESCRIPTION COMMAND...: runs COMMAND; passes when it exits 0.
+check() {
+  local what=$1; shift
+  local out
+  if out=$("$@" 2>&1); then
+    PASSED=$((PASSED + 1))
+    printf 'ok   %s: %s\n' "$TEST_NAME" "$what"
+  else
+    FAILED=$((FAILED + 1))
+    printf 'FAIL %s: %s\n' "$TEST_NAME" "$what"
+    [ -n "$out" ] && printf '%s\n' "$out" | tail -n 15 | sed 's/^/     | /'
+  fi
+  return 0
+}
+
+# fail_now DESCRIPTION: records a failure that stops the test (setup broke).
+fail_now() {
+  FAILED=$((FAILED + 1))
+  printf 'FAIL %s: %s\n' "$TEST_NAME" "$1"
+  finish
+}
+
+# poll SECONDS COMMAND...: retries COMMAND every 0.25 s until it succeeds or
+# the deadline passes (then prints the last output and fails).
+poll() {
+  local limit=$1; shift
+  local deadline=$((SECONDS + limit)) out
+  while :; do
+    if out=$("$@" 2>&1); then return 0; fi
+    if [ $SECONDS -ge $deadline ]; then
+      printf 'gave up after %ss: %s\n%s\n' "$limit" "$*" "$out"
+      return 1
+    fi
+    sleep 0.25
+  done
+}
+
+# job_state ID: the job's state (PENDING, RUNNING, COMPLETED, ...).
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+# job_field ID KEY: one Key=Value of `scontrol show job`.
+job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+state_is() { [ "$(job_state "$1")" = "$2" ] || { echo "job $1 is $(job_state "$1"), want $2"; return 1; }; }
+# wait_state ID STATE SECONDS
+wait_state() { poll "$3" state_is "$1" "$2"; }
+
+# contains NEEDLE TEXT: passes when TEXT contains NEEDLE (prints both if not).
+contains() {
+  case $2 in *"$1"*) return 0 ;; esac
+  printf 'expected to find: %s\nin: %s\n' "$1" "$2"
+  return 1
+}
+
+# submit ARGS...: sbatch --parsable; prints the job id (fails the test if none).
+submit() {
+  local out
+  out=$(sbatch --parsable "$@" 2>&1) || { echo "sbatch $*: $out" >&2; return 1; }
+  echo "${out%%;*}"
+}
+
+cluster_start() {
+  if ! "$CLUSTER" start "$@"; then
+    fail_now "the local cluster starts"
+  fi
+  trap cluster_stop EXIT
+}
+
+cluster_stop() { "$CLUSTER" stop >/dev/null 2>&1 || true; }
+
+# finish: the summary line, and the exit status (non-zero on any failure).
+finish() {
+  trap - EXIT
+  cluster_stop
+  printf '%s: %d passed, %d failed\n' "$TEST_NAME" "$PASSED" "$FAILED"
+  [ "$FAILED" -eq 0 ] && exit 0
+  [ -n "${CLUSTER_DIR:-}" ] && [ -f "$CLUSTER_DIR/log/slurmctld.log" ] && {
+    echo "--- last lines of $CLUSTER_DIR/log/slurmctld.log"
+    tail -n 30 "$CLUSTER_DIR/log/slurmctld.log"
+  }
+  exit 1
+}
