@@ -1,0 +1,296 @@
+// Tests of the job contract policy and its AdminComment record (job_contract.h).
+#include "libbudget/test_support.h"
+
+#include <string>
+
+#include "libbudget/job_contract.h"
+
+using budget::BudgetConfig;
+using budget::ContractedJob;
+using budget::ContractUpdate;
+using budget::ContractUpdateReview;
+using budget::JobContract;
+using budget::Seconds;
+using budget::Status;
+using budget::UpdateVerdict;
+
+namespace {
+
+constexpr Seconds kUnlimited = -1;
+
+// The shipped defaults: MaxMinRuntime=8:00:00, DefaultMinRuntime=0.
+BudgetConfig Defaults() { return BudgetConfig(); }
+
+void AssertContains(const std::string& text, const char* part) {
+  if (text.find(part) == std::string::npos) fail_msg("\"%s\" lacks \"%s\"", text.c_str(), part);
+}
+
+void test_absent_min_runtime_gets_the_default(void**) {
+  BudgetConfig config = Defaults();
+  config.default_min_runtime = 600;
+  JobContract c;
+  assert_true(budget::ValidateContract(nullptr, true, kUnlimited, config, &c).ok());
+  // DefaultMinRuntime=10:00 = 600 s, not declared by the user.
+  assert_int_equal(c.min_runtime, 600);
+  assert_true(c.resumable);
+  assert_false(c.declared);
+}
+
+void test_default_is_cut_to_a_shorter_time_limit(void**) {
+  BudgetConfig config = Defaults();
+  config.default_min_runtime = 3600;
+  JobContract c;
+  // --time=5 (300 s) < default 3600 s: the default is cut to 300, not refused.
+  assert_true(budget::ValidateContract(nullptr, false, 300, config, &c).ok());
+  assert_int_equal(c.min_runtime, 300);
+  assert_false(c.declared);
+}
+
+struct AcceptCase {
+  const char* text;
+  Seconds time_limit;
+  Seconds expected;
+};
+
+const AcceptCase kAccepted[] = {
+    {"15", kUnlimited, 900},          // 15 min
+    {"0:20", kUnlimited, 20},         // M:S
+    {"0", kUnlimited, 0},             // unallocated work
+    {"8:00:00", kUnlimited, 28800},   // exactly MaxMinRuntime
+    {"0-2", 7200, 7200},              // D-H = 2 h, exactly the time limit
+    {"0:05", 60, 5},                  // 5 s within a 1-minute limit
+};
+
+void test_declared_min_runtime_within_bounds_is_accepted(void**) {
+  for (const AcceptCase& a : kAccepted) {
+    JobContract c;
+    Status st = budget::ValidateContract(a.text, false, a.time_limit, Defaults(), &c);
+    if (!st.ok()) fail_msg("refused %s: %s", a.text, st.message().c_str());
+    assert_int_equal(c.min_runtime, a.expected);
+    assert_true(c.declared);
+    assert_false(c.resumable);
+  }
+}
+
+struct RefuseCase {
+  const char* text;
+  Seconds time_limit;
+  const char* expected;  // a substring of the message
+};
+
+const RefuseCase kRefused[] = {
+    // 9 h > 8 h: names the option, the value and the limit.
+    {"9:00:00", kUnlimited, "--min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00"},
+    {"8:00:01", kUnlimited, "--min-runtime=8:00:01 exceeds MaxMinRuntime=8:00:00"},
+    {"1-0", kUnlimited, "--min-runtime=1-0 exceeds MaxMinRuntime=8:00:00"},
+    // Unparsable: names the bad value.
+    {"abc", kUnlimited, "--min-runtime=abc: invalid time \"abc\""},
+    {"", kUnlimited, "--min-runtime=: invalid time \"\""},
+    {"-5", kUnlimited, "--min-runtime=-5: invalid time \"-5\""},
+    {"1:2:3:4", kUnlimited, "--min-runtime=1:2:3:4: invalid time"},
+    // 2 h > --time=1:00:00: names both.
+    {"2:00:00", 3600, "--min-runtime=2:00:00 is longer than the job's time limit (--time=1:00:00)"},
+    {"0:61", 60, "--min-runtime=0:61 is longer than the job's time limit (--time=01:00)"},
+};
+
+void test_each_refusal_names_the_value_and_the_limit(void**) {
+  for (const RefuseCase& r : kRefused) {
+    JobContract c;
+    c.min_runtime = 42;
+    Status st = budget::ValidateContract(r.text, true, r.time_limit, Defaults(), &c);
+    if (st.ok()) fail_msg("accepted %s", r.text);
+    AssertContains(st.message(), r.expected);
+    assert_int_equal(c.min_runtime, 42);  // untouched
+  }
+}
+
+void test_a_lower_site_limit_is_named(void**) {
+  BudgetConfig config = Defaults();
+  config.max_min_runtime = 1800;
+  JobContract c;
+  Status st = budget::ValidateContract("31", false, kUnlimited, config, &c);
+  // 31 min > 30 min.
+  assert_false(st.ok());
+  AssertContains(st.message(), "--min-runtime=31 exceeds MaxMinRuntime=30:00");
+}
+
+void test_record_round_trip(void**) {
+  const JobContract kCases[] = {{900, true, true}, {0, false, false}, {28800, false, true}, {5, true, false}};
+  for (const JobContract& c : kCases) {
+    JobContract back;
+    assert_true(budget::ParseContractRecord(budget::FormatContractRecord(c), &back));
+    assert_true(back == c);
+  }
+  assert_string_equal(budget::FormatContractRecord({900, true, true}).c_str(),
+                      "contract:min_runtime=900,resumable=1,declared=1");
+}
+
+void test_record_is_found_inside_a_longer_admin_comment(void**) {
+  JobContract c;
+  assert_true(budget::ParseContractRecord("host n3 repaired\tcontract:min_runtime=60,resumable=0,declared=1 ok", &c));
+  assert_int_equal(c.min_runtime, 60);
+  assert_false(c.resumable);
+  assert_true(c.declared);
+  // Unknown keys (a later version) are skipped; declared defaults to 1.
+  assert_true(budget::ParseContractRecord("contract:min_runtime=7,future=x,resumable=1", &c));
+  assert_int_equal(c.min_runtime, 7);
+  assert_true(c.resumable);
+  assert_true(c.declared);
+  // A malformed record is skipped for a later good one.
+  assert_true(budget::ParseContractRecord("contract:min_runtime=x contract:min_runtime=3,resumable=1", &c));
+  assert_int_equal(c.min_runtime, 3);
+}
+
+void test_malformed_records_are_not_read(void**) {
+  const char* kBad[] = {
+      "",
+      "no record here",
+      "contract:",
+      "contract:min_runtime=900",                // resumable missing
+      "contract:resumable=1",                    // min_runtime missing
+      "contract:min_runtime=-1,resumable=1",     // negative
+      "contract:min_runtime=abc,resumable=1",
+      "contract:min_runtime=900,resumable=2",    // not a flag
+      "contract:min_runtime=900,resumable",      // no value
+      "contract:min_runtime=999999999999,resumable=1",  // > 10 years
+      "xcontract:min_runtime=900,resumable=1",   // not at a word start
+  };
+  for (const char* text : kBad) {
+    JobContract c{42, true, true};
+    if (budget::ParseContractRecord(text, &c)) fail_msg("read a record from \"%s\"", text);
+    assert_int_equal(c.min_runtime, 42);  // untouched
+  }
+}
+
+void test_replace_keeps_other_text(void**) {
+  JobContract c{900, true, true};
+  assert_string_equal(budget::ReplaceContractRecord("", c).c_str(),
+                      "contract:min_runtime=900,resumable=1,declared=1");
+  assert_string_equal(
+      budget::ReplaceContractRecord("note A contract:min_runtime=1,resumable=0 note B", c).c_str(),
+      "note A note B contract:min_runtime=900,resumable=1,declared=1");
+}
+
+// A running job declared --min-runtime=15 --resumable with --time=1:00:00.
+ContractedJob RunningJob() {
+  ContractedJob job;
+  job.contract = {900, true, true};
+  job.time_limit = 3600;
+  job.started = true;
+  return job;
+}
+
+void test_owner_cannot_change_a_started_contract(void**) {
+  ContractUpdate requeue_off;
+  requeue_off.resumable = false;
+  ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), false, requeue_off, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kForbidden);
+  AssertContains(r.message, "the job has started: its contract (--min-runtime=15:00, --resumable)");
+
+  ContractUpdate longer;
+  longer.min_runtime_text = "30";
+  r = budget::ReviewContractUpdate(RunningJob(), false, longer, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kForbidden);
+}
+
+void test_owner_may_restate_a_started_contract(void**) {
+  // requeue=1 on a resumable job and --min-runtime=0:15:00 (= 900 s) change nothing.
+  ContractUpdate same;
+  same.resumable = true;
+  same.min_runtime_text = "0:15:00";
+  ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), false, same, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kUnchanged);
+}
+
+void test_operator_may_change_a_started_contract(void**) {
+  ContractUpdate requeue_off;
+  requeue_off.resumable = false;
+  ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), true, requeue_off, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kChanged);
+  assert_false(r.contract.resumable);
+  assert_int_equal(r.contract.min_runtime, 900);
+}
+
+void test_owner_may_change_a_pending_contract(void**) {
+  ContractedJob pending = RunningJob();
+  pending.started = false;
+  ContractUpdate update;
+  update.min_runtime_text = "0:30";
+  update.resumable = false;
+  ContractUpdateReview r = budget::ReviewContractUpdate(pending, false, update, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kChanged);
+  // 0:30 = 30 s.
+  assert_int_equal(r.contract.min_runtime, 30);
+  assert_false(r.contract.resumable);
+  assert_true(r.contract.declared);
+}
+
+void test_time_limit_below_min_runtime_is_refused(void**) {
+  ContractUpdate shorter;
+  shorter.time_limit = 600;  // 10 min < 15 min
+  for (bool by_operator : {false, true}) {
+    ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), by_operator, shorter, Defaults());
+    assert_int_equal((int)r.verdict, (int)UpdateVerdict::kTimeLimitTooShort);
+    AssertContains(r.message, "TimeLimit=10:00 is shorter than the job's --min-runtime=15:00");
+  }
+  // 20 min >= 15 min: fine, the contract is untouched.
+  shorter.time_limit = 1200;
+  ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), false, shorter, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kUnchanged);
+}
+
+void test_update_validates_like_submission(void**) {
+  ContractUpdate too_long;
+  too_long.min_runtime_text = "9:00:00";
+  ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), true, too_long, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kInvalid);
+  AssertContains(r.message, "--min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00");
+
+  ContractUpdate bad;
+  bad.min_runtime_text = "soon";
+  r = budget::ReviewContractUpdate(RunningJob(), true, bad, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kInvalid);
+  AssertContains(r.message, "--min-runtime=soon: invalid time \"soon\"");
+
+  // 2 h > the job's 1 h limit.
+  ContractUpdate beyond_limit;
+  beyond_limit.min_runtime_text = "2:00:00";
+  r = budget::ReviewContractUpdate(RunningJob(), true, beyond_limit, Defaults());
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kInvalid);
+  AssertContains(r.message, "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)");
+}
+
+void test_default_contract_is_cut_to_a_shorter_limit(void**) {
+  ContractedJob job = RunningJob();
+  job.contract.declared = false;  // DefaultMinRuntime=15:00 applied
+  ContractUpdate shorter;
+  shorter.time_limit = 300;
+  ContractUpdateReview r = budget::ReviewContractUpdate(job, false, shorter, Defaults());
+  // 15 min cut to the new 5-minute limit = 300 s.
+  assert_int_equal((int)r.verdict, (int)UpdateVerdict::kChanged);
+  assert_int_equal(r.contract.min_runtime, 300);
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_absent_min_runtime_gets_the_default),
+      cmocka_unit_test(test_default_is_cut_to_a_shorter_time_limit),
+      cmocka_unit_test(test_declared_min_runtime_within_bounds_is_accepted),
+      cmocka_unit_test(test_each_refusal_names_the_value_and_the_limit),
+      cmocka_unit_test(test_a_lower_site_limit_is_named),
+      cmocka_unit_test(test_record_round_trip),
+      cmocka_unit_test(test_record_is_found_inside_a_longer_admin_comment),
+      cmocka_unit_test(test_malformed_records_are_not_read),
+      cmocka_unit_test(test_replace_keeps_other_text),
+      cmocka_unit_test(test_owner_cannot_change_a_started_contract),
+      cmocka_unit_test(test_owner_may_restate_a_started_contract),
+      cmocka_unit_test(test_operator_may_change_a_started_contract),
+      cmocka_unit_test(test_owner_may_change_a_pending_contract),
+      cmocka_unit_test(test_time_limit_below_min_runtime_is_refused),
+      cmocka_unit_test(test_update_validates_like_submission),
+      cmocka_unit_test(test_default_contract_is_cut_to_a_shorter_limit),
+  };
+  return cmocka_run_group_tests_name("job_contract", tests, nullptr, nullptr);
+}
