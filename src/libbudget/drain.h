@@ -46,7 +46,7 @@ struct DrainPlan {
 };
 
 // Plans the drain of `draining_nodes` (NodeState::index values) at `now`.
-// Errors: a negative or repeated node index.
+// Errors (*plan left empty): a negative or repeated node index.
 Status PlanDrain(const std::vector<int32_t>& draining_nodes,
                  const std::vector<RunningJob>& running, TimePoint now, DrainPlan* plan);
 
