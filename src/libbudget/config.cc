@@ -33,8 +33,41 @@ Status ParsePositiveDuration(std::string_view value, Seconds* out) {
   return Status::Ok();
 }
 
+// *Interval keys: whole seconds, 1 .. one day.
+Status ParseIntervalSeconds(std::string_view value, Seconds* out) {
+  if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string_view::npos) {
+    return Status::InvalidArgument("must be a whole number of seconds, got \"" + std::string(value) + "\"");
+  }
+  Seconds s = std::stoll(std::string(value));
+  if (s < 1 || s > 86400) return Status::InvalidArgument("must be between 1 and 86400 seconds");
+  *out = s;
+  return Status::Ok();
+}
+
+Status ParseUnknownAccount(std::string_view value, BudgetConfig* config) {
+  if (strncasecmp(value.data(), "reject", value.size()) == 0 && value.size() == 6) {
+    config->unknown_account = UnknownAccountPolicy::kReject;
+  } else if (strncasecmp(value.data(), "unallocated", value.size()) == 0 && value.size() == 11) {
+    config->unknown_account = UnknownAccountPolicy::kUnallocated;
+  } else {
+    return Status::InvalidArgument("must be reject or unallocated, got \"" + std::string(value) + "\"");
+  }
+  return Status::Ok();
+}
+
 const KeySpec kKeys[] = {
     {"BudgetTree", ParseTree},
+    {"BudgetRefresh",
+     [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->budget_refresh); }},
+    {"LedgerBucket",
+     [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->ledger_bucket); }},
+    {"RecalcInterval",
+     [](std::string_view v, BudgetConfig* c) { return ParseIntervalSeconds(v, &c->recalc_interval); }},
+    {"UnknownAccount", ParseUnknownAccount},
+    {"TimesliceInterval",
+     [](std::string_view v, BudgetConfig* c) { return ParseIntervalSeconds(v, &c->timeslice_interval); }},
+    {"HeroWait",
+     [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->hero_wait); }},
     {"LookbackWindow",
      [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->lookback_window); }},
     {"MaxMinRuntime",
@@ -109,6 +142,10 @@ Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetC
   if (config.default_min_runtime > config.max_min_runtime) {
     return Status::InvalidArgument(file + ": DefaultMinRuntime (" + FormatDuration(config.default_min_runtime) +
                                    ") is longer than MaxMinRuntime (" + FormatDuration(config.max_min_runtime) + ")");
+  }
+  if (config.ledger_bucket > config.lookback_window) {
+    return Status::InvalidArgument(file + ": LedgerBucket (" + FormatDuration(config.ledger_bucket) +
+                                   ") is longer than LookbackWindow (" + FormatDuration(config.lookback_window) + ")");
   }
   *out = std::move(config);
   return Status::Ok();

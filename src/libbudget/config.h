@@ -7,11 +7,21 @@
 // value or a key given twice is an error that names file, line and key; the
 // caller (a plugin's init()) refuses to start on it.
 //
-// Keys and defaults:
-//   BudgetTree=PATH|URL      allocation tree (JSON); no default
-//   LookbackWindow=7-0       sliding window of the fair-share ledger
-//   MaxMinRuntime=8:00:00    the longest protected minimum runtime
-//   DefaultMinRuntime=0      the contract of a job that declares none
+// Keys and defaults (durations in Slurm time format, see time_string.h;
+// *Interval keys in plain seconds, as in slurm.conf):
+//   BudgetTree=PATH|URL        allocation tree (JSON): a path, file://,
+//                              http:// or https:// URL; no default
+//   BudgetRefresh=5:00         re-read the tree at least this often
+//   LookbackWindow=7-0         sliding window of the fair-share ledger
+//   LedgerBucket=5:00          width of a ledger time bucket (<= window)
+//   RecalcInterval=30          seconds between priority recomputations
+//   UnknownAccount=reject      a job whose account is in no tree node:
+//                              reject | unallocated (runs as free work)
+//   MaxMinRuntime=8:00:00      the longest protected minimum runtime
+//   DefaultMinRuntime=0        the contract of a job that declares none
+//   TimesliceInterval=30       seconds between time-slicing passes
+//   HeroWait=30:00             first-in-line time after which a whole-node
+//                              job gets nodes planned for it
 //
 // Thread safety: plain functions over values; no shared state.
 #ifndef SLURM_BUDGET_LIBBUDGET_CONFIG_H_
@@ -26,16 +36,24 @@
 
 namespace budget {
 
+enum class UnknownAccountPolicy { kReject, kUnallocated };
+
 struct BudgetConfig {
   std::string budget_tree;                 // BudgetTree
+  Seconds budget_refresh = 5 * 60;         // BudgetRefresh
   Seconds lookback_window = 7 * 86400;     // LookbackWindow
+  Seconds ledger_bucket = 5 * 60;          // LedgerBucket
+  Seconds recalc_interval = 30;            // RecalcInterval
+  UnknownAccountPolicy unknown_account = UnknownAccountPolicy::kReject;  // UnknownAccount
   Seconds max_min_runtime = 8 * 3600;      // MaxMinRuntime
   Seconds default_min_runtime = 0;         // DefaultMinRuntime
+  Seconds timeslice_interval = 30;         // TimesliceInterval
+  Seconds hero_wait = 30 * 60;             // HeroWait
 };
 
 // Parses the text of a budget.conf. `file` names it in error messages.
 // On error *out is untouched. Cross-key rules are checked after all keys
-// (DefaultMinRuntime <= MaxMinRuntime).
+// (DefaultMinRuntime <= MaxMinRuntime, LedgerBucket <= LookbackWindow).
 Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetConfig* out);
 
 // Reads and parses `file`. A missing file is not an error: *out gets the

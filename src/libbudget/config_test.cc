@@ -21,6 +21,13 @@ void test_defaults_when_empty(void**) {
   assert_int_equal(c.max_min_runtime, 28800);
   assert_int_equal(c.default_min_runtime, 0);
   assert_true(c.budget_tree.empty());
+  // 5 min refresh and buckets, 30 s passes, 30 min hero wait, reject unknown accounts.
+  assert_int_equal(c.budget_refresh, 300);
+  assert_int_equal(c.ledger_bucket, 300);
+  assert_int_equal(c.recalc_interval, 30);
+  assert_int_equal(c.timeslice_interval, 30);
+  assert_int_equal(c.hero_wait, 1800);
+  assert_true(c.unknown_account == budget::UnknownAccountPolicy::kReject);
 }
 
 void test_reads_every_key_case_insensitively(void**) {
@@ -30,7 +37,13 @@ void test_reads_every_key_case_insensitively(void**) {
       "BudgetTree=/etc/slurm/tree.json   # trailing comment\n"
       "lookbackwindow = 1-0\n"
       "MAXMINRUNTIME=4:00:00\r\n"
-      "DefaultMinRuntime=\"15\"\n";
+      "DefaultMinRuntime=\"15\"\n"
+      "BudgetRefresh=0:30\n"
+      "LedgerBucket=0:05\n"
+      "RecalcInterval=3\n"
+      "UnknownAccount=Unallocated\n"
+      "TimesliceInterval=2\n"
+      "HeroWait=1:00\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -38,6 +51,12 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.lookback_window, 86400);     // 1 day
   assert_int_equal(c.max_min_runtime, 14400);     // 4 h
   assert_int_equal(c.default_min_runtime, 900);   // 15 min
+  assert_int_equal(c.budget_refresh, 30);         // M:S 0:30
+  assert_int_equal(c.ledger_bucket, 5);           // M:S 0:05
+  assert_int_equal(c.recalc_interval, 3);         // plain seconds
+  assert_true(c.unknown_account == budget::UnknownAccountPolicy::kUnallocated);
+  assert_int_equal(c.timeslice_interval, 2);
+  assert_int_equal(c.hero_wait, 60);              // M:S 1:00
 }
 
 struct BadCase {
@@ -53,6 +72,13 @@ const BadCase kBad[] = {
     {"BudgetTree=\n", "budget.conf:1: key BudgetTree: must name a file or URL"},
     {"BudgetTree=a b\n", "budget.conf:1: key BudgetTree: one Key=Value per line"},
     {"MaxMinRuntime=1:00:00\n\nmaxminruntime=2:00:00\n", "budget.conf:3: key MaxMinRuntime is already set on line 1"},
+    {"RecalcInterval=5m\n", "budget.conf:1: key RecalcInterval: must be a whole number of seconds, got \"5m\""},
+    {"RecalcInterval=0\n", "budget.conf:1: key RecalcInterval: must be between 1 and 86400 seconds"},
+    {"TimesliceInterval=99999\n", "budget.conf:1: key TimesliceInterval: must be between 1 and 86400 seconds"},
+    {"UnknownAccount=maybe\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated, got \"maybe\""},
+    {"UnknownAccount=rej\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated"},
+    {"LookbackWindow=10:00\nLedgerBucket=1:00:00\n",
+     "budget.conf: LedgerBucket (1:00:00) is longer than LookbackWindow (10:00)"},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
      "budget.conf: DefaultMinRuntime (2:00:00) is longer than MaxMinRuntime (1:00:00)"},
 };
