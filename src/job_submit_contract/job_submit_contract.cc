@@ -1,0 +1,252 @@
+// job_submit/contract (`JobSubmitPlugins=contract`): admits the contract a job
+// declares with `--min-runtime` / `--resumable` (spank/contract puts them in
+// job_desc->spank_job_env), records it in the job's AdminComment and makes
+// the requeue flag follow `--resumable`. On `scontrol update` it keeps an
+// owner from changing the contract of a started job.
+//
+// A thin adapter: translate Slurm's records, ask the core (job_contract.h),
+// apply the answer. Every rule and message lives in the core.
+//
+// Locks: Slurm calls job_submit() with at least the job and partition read
+// locks held, and job_modify() with the job write lock held, possibly from
+// several RPC threads at once. The plugin's only state, the configuration,
+// is written in init() before any call and read-only afterwards.
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+
+// Slurm's internal headers are C without __cplusplus guards, and trip a
+// g++ warning of their own.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wparentheses"
+extern "C" {
+#include "slurm/slurm_errno.h"
+#include "src/common/slurm_xlator.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+}
+#pragma GCC diagnostic pop
+
+#include "libbudget/config.h"
+#include "libbudget/job_contract.h"
+#include "libbudget/time_string.h"
+
+extern "C" {
+extern const char plugin_name[] = "Job contract (--min-runtime, --resumable) plugin";
+extern const char plugin_type[] = "job_submit/contract";
+extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+}
+
+namespace {
+
+budget::BudgetConfig g_config;
+
+// Slurm time limits are minutes, NO_VAL (not given) or INFINITE; the core
+// takes seconds, < 0 meaning unlimited or unknown.
+budget::Seconds LimitSeconds(uint32_t minutes) {
+  if (minutes == NO_VAL || minutes == INFINITE) return -1;
+  return static_cast<budget::Seconds>(minutes) * 60;
+}
+
+// The limit a job gets from one partition when it gives no --time: the
+// partition's DefaultTime, else its MaxTime (as job_mgr.c assigns it).
+budget::Seconds PartitionLimit(const part_record_t* part) {
+  if (part->default_time != NO_VAL) return LimitSeconds(part->default_time);
+  return LimitSeconds(part->max_time);
+}
+
+// The time limit a submission will run under. Without --time it comes from
+// the partition(s); with several, the most generous one (the job may run in
+// any). Limits from QOS or associations are not looked at: the check is
+// then skipped (-1) rather than refusing a job that might be fine.
+budget::Seconds SubmissionTimeLimit(const job_desc_msg_t* job_desc) {
+  if (job_desc->time_limit != NO_VAL) return LimitSeconds(job_desc->time_limit);
+  if (!job_desc->partition) return default_part_loc ? PartitionLimit(default_part_loc) : -1;
+  budget::Seconds most = 0;
+  std::string names(job_desc->partition);
+  size_t start = 0;
+  while (start <= names.size()) {
+    size_t comma = names.find(',', start);
+    std::string name = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? names.size() + 1 : comma + 1;
+    part_record_t* part = find_part_record(const_cast<char*>(name.c_str()));
+    if (!part) return -1;  // Slurm itself will refuse the unknown partition
+    budget::Seconds limit = PartitionLimit(part);
+    if (limit < 0) return -1;
+    if (limit > most) most = limit;
+  }
+  return most;
+}
+
+// The value of "NAME=value" in a job's SPANK environment, if present.
+std::optional<std::string> SpankEnv(char** env, uint32_t size, std::string_view name) {
+  if (!env) return std::nullopt;
+  for (uint32_t i = 0; i < size; ++i) {
+    if (!env[i]) continue;
+    std::string_view entry(env[i]);
+    if (entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=') {
+      return std::string(entry.substr(name.size() + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+bool IsTrue(const std::string& value) { return !value.empty() && value != "0"; }
+
+// Replaces an xmalloc'ed string owned by Slurm.
+void SetSlurmString(char** field, const std::string& value) {
+  xfree(*field);
+  *field = xstrdup(value.c_str());
+}
+
+int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
+  std::optional<std::string> min_runtime =
+      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME");
+  std::optional<std::string> resumable =
+      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "RESUMABLE");
+  budget::JobContract contract;
+  budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
+                                               resumable && IsTrue(*resumable),
+                                               SubmissionTimeLimit(job_desc), g_config, &contract);
+  if (!st.ok()) {
+    info("job_submit/contract: refused a job of uid %u: %s", submit_uid, st.message().c_str());
+    if (err_msg) *err_msg = xstrdup(st.message().c_str());
+    return ESLURM_INVALID_TIME_VALUE;
+  }
+  // Slurm lets only operators set an AdminComment at submission; theirs is kept.
+  SetSlurmString(&job_desc->admin_comment,
+                 budget::ReplaceContractRecord(job_desc->admin_comment ? job_desc->admin_comment : "", contract));
+  job_desc->requeue = contract.resumable ? 1 : 0;
+  return SLURM_SUCCESS;
+}
+
+// The contract a job carries; a job submitted before the plugin was enabled
+// has none and is taken to run under the default.
+budget::JobContract CurrentContract(const job_record_t* job_ptr) {
+  budget::JobContract contract;
+  if (job_ptr->admin_comment && budget::ParseContractRecord(job_ptr->admin_comment, &contract)) return contract;
+  contract.min_runtime = g_config.default_min_runtime;
+  contract.resumable = job_ptr->details && job_ptr->details->requeue;
+  contract.declared = false;
+  return contract;
+}
+
+budget::ContractUpdate RequestedUpdate(const job_desc_msg_t* job_desc) {
+  budget::ContractUpdate update;
+  budget::JobContract in_comment;
+  // An operator's new AdminComment may carry a contract of its own.
+  if (job_desc->admin_comment && budget::ParseContractRecord(job_desc->admin_comment, &in_comment)) {
+    update.min_runtime_text = budget::FormatDuration(in_comment.min_runtime);
+    update.resumable = in_comment.resumable;
+  }
+  if (auto text = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME")) {
+    update.min_runtime_text = *text;
+  }
+  if (auto flag = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "RESUMABLE")) {
+    update.resumable = IsTrue(*flag);
+  }
+  if (job_desc->requeue != NO_VAL16) update.resumable = job_desc->requeue != 0;
+  if (job_desc->time_limit != NO_VAL) update.time_limit = LimitSeconds(job_desc->time_limit);
+  return update;
+}
+
+int RefusalCode(budget::UpdateVerdict verdict) {
+  switch (verdict) {
+    case budget::UpdateVerdict::kForbidden:
+      return ESLURM_ACCESS_DENIED;
+    case budget::UpdateVerdict::kTimeLimitTooShort:
+      return ESLURM_INVALID_TIME_LIMIT;
+    default:
+      return ESLURM_INVALID_TIME_VALUE;
+  }
+}
+
+int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  budget::ContractedJob job;
+  job.contract = CurrentContract(job_ptr);
+  job.time_limit = LimitSeconds(job_ptr->time_limit);
+  // Not start_time: for a pending job it is the scheduler's estimate.
+  job.started = IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr);
+  budget::ContractUpdateReview review =
+      budget::ReviewContractUpdate(job, validate_operator(submit_uid), RequestedUpdate(job_desc), g_config);
+  switch (review.verdict) {
+    case budget::UpdateVerdict::kUnchanged:
+    case budget::UpdateVerdict::kChanged:
+      break;
+    default:
+      // job_modify() has no err_msg in 22.05: the requester sees the error
+      // code's text, the log says why.
+      info("job_submit/contract: refused update of JobId=%u by uid %u: %s", job_ptr->job_id, submit_uid,
+           review.message.c_str());
+      return RefusalCode(review.verdict);
+  }
+  std::string record_holder;
+  if (job_desc->admin_comment) {
+    // A super user replaces the AdminComment: the record must survive it.
+    SetSlurmString(&job_desc->admin_comment, budget::ReplaceContractRecord(job_desc->admin_comment, review.contract));
+  } else if (review.verdict == budget::UpdateVerdict::kChanged) {
+    // Slurm refuses an AdminComment in an update from anyone but a super
+    // user, even when a plugin put it there; so the record is written on the
+    // job itself (the job write lock is held).
+    SetSlurmString(&job_ptr->admin_comment,
+                   budget::ReplaceContractRecord(job_ptr->admin_comment ? job_ptr->admin_comment : "",
+                                                 review.contract));
+  }
+  if (review.verdict == budget::UpdateVerdict::kChanged) {
+    job_desc->requeue = review.contract.resumable ? 1 : 0;
+    info("job_submit/contract: JobId=%u contract is now %s (changed by uid %u)", job_ptr->job_id,
+         budget::FormatContractRecord(review.contract).c_str(), submit_uid);
+  }
+  return SLURM_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int init(void) {
+  try {
+    const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
+    std::string path = budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
+    budget::BudgetConfig config;
+    bool missing = false;
+    budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+    if (!st.ok()) {
+      error("job_submit/contract: %s", st.message().c_str());
+      return SLURM_ERROR;
+    }
+    if (missing) info("job_submit/contract: %s not found, using the defaults", path.c_str());
+    g_config = config;
+    info("job_submit/contract: loaded; MaxMinRuntime=%s DefaultMinRuntime=%s",
+         budget::FormatDuration(g_config.max_min_runtime).c_str(),
+         budget::FormatDuration(g_config.default_min_runtime).c_str());
+    return SLURM_SUCCESS;
+  } catch (...) {
+    error("job_submit/contract: init failed on an internal error");
+    return SLURM_ERROR;
+  }
+}
+
+int fini(void) { return SLURM_SUCCESS; }
+
+int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
+  try {
+    return Submit(job_desc, submit_uid, err_msg);
+  } catch (...) {
+    error("job_submit/contract: internal error on a job of uid %u; refused", submit_uid);
+    return SLURM_ERROR;
+  }
+}
+
+int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  try {
+    return Modify(job_desc, job_ptr, submit_uid);
+  } catch (...) {
+    error("job_submit/contract: internal error on update of JobId=%u; refused", job_ptr->job_id);
+    return SLURM_ERROR;
+  }
+}
+
+}  // extern "C"
