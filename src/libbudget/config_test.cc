@@ -122,6 +122,26 @@ void test_loads_a_file(void**) {
   assert_true(st.message().find(std::string(path) + ":2: unknown key \"Frobnicate\"") != std::string::npos);
 }
 
+// The example shipped in etc/ must stay valid and spell out the defaults.
+void test_shipped_example_is_valid(void**) {
+  BudgetConfig c;
+  bool missing = true;
+  budget::Status st = budget::LoadBudgetConfig(TOP_SRCDIR "/etc/budget.conf.example", &c, &missing);
+  if (!st.ok()) fail_msg("%s", st.message().c_str());
+  assert_false(missing);
+  assert_string_equal(c.budget_tree.c_str(), "/etc/slurm/budget-tree.json");
+  // Every other key in the example is at its default value.
+  BudgetConfig d;
+  assert_int_equal(c.lookback_window, d.lookback_window);
+  assert_int_equal(c.ledger_bucket, d.ledger_bucket);
+  assert_int_equal(c.budget_refresh, d.budget_refresh);
+  assert_int_equal(c.recalc_interval, d.recalc_interval);
+  assert_int_equal(c.max_min_runtime, d.max_min_runtime);
+  assert_int_equal(c.default_min_runtime, d.default_min_runtime);
+  assert_int_equal(c.timeslice_interval, d.timeslice_interval);
+  assert_int_equal(c.hero_wait, d.hero_wait);
+}
+
 void test_path_beside_slurm_conf(void**) {
   assert_string_equal(budget::BudgetConfigPathBeside("/etc/slurm/slurm.conf").c_str(), "/etc/slurm/budget.conf");
   assert_string_equal(budget::BudgetConfigPathBeside("slurm.conf").c_str(), "budget.conf");
@@ -136,6 +156,7 @@ int main(void) {
       cmocka_unit_test(test_each_error_names_file_line_and_key),
       cmocka_unit_test(test_missing_file_gives_defaults),
       cmocka_unit_test(test_loads_a_file),
+      cmocka_unit_test(test_shipped_example_is_valid),
       cmocka_unit_test(test_path_beside_slurm_conf),
   };
   return cmocka_run_group_tests_name("config", tests, nullptr, nullptr);
