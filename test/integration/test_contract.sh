@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The job contract end to end on a real cluster: spank/contract gives sbatch,
+# srun and salloc --min-runtime and --resumable; job_submit/contract admits,
+# refuses (with the message on the user's terminal) and records the contract
+# in AdminComment; a job's owner cannot change the contract once it runs, an
+# operator can.
+. "$(dirname "$0")/lib.sh"
+
+USER_NAME=${CONTRACT_TEST_USER:-budgetuser}
+
+# A non-zero DefaultMinRuntime, so that the default is seen to apply.
+export BUDGET_CONF='# budget.conf of test_contract
+MaxMinRuntime=8:00:00
+DefaultMinRuntime=0:30'
+
+cluster_start -n 2
+
+# sbatch_out ARGS...: sbatch's whole output (stdout and stderr) and status.
+sbatch_out() { sbatch "$@" 2>&1; }
+# refused EXPECTED ARGS...: sbatch refuses the job and prints EXPECTED.
+refused() {
+  local expected=$1; shift
+  local out
+  if out=$(sbatch_out "$@"); then
+    echo "sbatch $* was accepted: $out"
+    return 1
+  fi
+  contains "$expected" "$out"
+}
+field_is() {
+  local got; got=$(job_field "$1" "$2")
+  [ "$got" = "$3" ] || { echo "job $1: $2=$got, want $3"; return 1; }
+}
+is_job_id() { [[ $1 =~ ^[0-9]+$ ]] || { echo "not a job id: $1"; return 1; }; }
+as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM_CONF && $1"; }
+
+# --- the plugins are loaded ------------------------------------------------------
+check "slurmctld runs job_submit/contract" \
+  bash -c 'scontrol show config | grep -Eq "^JobSubmitPlugins *= contract$"'
+check "job_submit/contract read budget.conf (DefaultMinRuntime=00:30)" \
+  grep -q 'job_submit/contract: loaded; MaxMinRuntime=8:00:00 DefaultMinRuntime=00:30' \
+  "$CLUSTER_DIR/log/slurmctld.log"
+help=$(sbatch --help 2>&1)
+check "sbatch --help lists --min-runtime=time" contains "--min-runtime=time" "$help"
+check "sbatch --help lists --resumable" contains "--resumable" "$help"
+check "srun --help lists --min-runtime" contains "--min-runtime" "$(srun --help 2>&1)"
+check "salloc --help lists --resumable" contains "--resumable" "$(salloc --help 2>&1)"
+
+# --- accepted contracts --------------------------------------------------------------
+out=$CLUSTER_DIR/env.out
+id=$(submit -o "$out" --min-runtime=15 --resumable --wrap 'sleep 1; echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"') \
+  || fail_now "sbatch --min-runtime=15 --resumable is accepted"
+check "sbatch --min-runtime=15 --resumable is accepted and runs to completion" wait_state "$id" COMPLETED 30
+# 15 min = 900 s.
+check "the contract is recorded in AdminComment" \
+  field_is "$id" AdminComment "contract:min_runtime=900,resumable=1,declared=1"
+check "--resumable makes the job requeueable (Requeue=1)" field_is "$id" Requeue 1
+check "the batch job sees SLURM_SPANK_MIN_RUNTIME and SLURM_SPANK_RESUMABLE" grep -qx 'MR=15 R=1' "$out"
+
+id=$(submit -o /dev/null --min-runtime=0:20 --wrap 'true') || fail_now "sbatch --min-runtime=0:20"
+check "a job without --resumable completes" wait_state "$id" COMPLETED 30
+check "a job without --resumable is not requeued (Requeue=0)" field_is "$id" Requeue 0
+check "... and its record says resumable=0" \
+  field_is "$id" AdminComment "contract:min_runtime=20,resumable=0,declared=1"
+
+id=$(submit -o /dev/null --requeue --wrap 'true') || fail_now "sbatch without --min-runtime"
+# DefaultMinRuntime=0:30 = 30 s, not declared; --requeue without --resumable is overruled.
+check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0)" \
+  field_is "$id" AdminComment "contract:min_runtime=30,resumable=0,declared=0"
+check "--requeue without --resumable gives Requeue=0" field_is "$id" Requeue 0
+check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
+
+id=$(submit -o /dev/null --time=1:00:00 --min-runtime=1:00:00 --wrap 'true') || fail_now "min-runtime = time limit"
+check "--min-runtime equal to --time is accepted and completes" wait_state "$id" COMPLETED 30
+
+srun_id=$(srun --min-runtime=0:05 bash -c 'echo $SLURM_JOB_ID' 2>&1)
+check "srun --min-runtime=0:05 true works" is_job_id "$srun_id"
+check "the srun job's contract is recorded (5 s)" \
+  field_is "$srun_id" AdminComment "contract:min_runtime=5,resumable=0,declared=1"
+check "salloc --min-runtime=0:10 --resumable true works" \
+  bash -c 'salloc --min-runtime=0:10 --resumable true 2>&1 | grep -q "Granted job allocation"'
+
+# --- refused contracts, with the message on the terminal -------------------------------
+check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=8:00:00" \
+  refused "sbatch: error: --min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00" --min-runtime=9:00:00 --wrap true
+check "--min-runtime=abc is refused naming abc" \
+  refused 'sbatch: error: --min-runtime=abc: invalid time "abc"' --min-runtime=abc --wrap true
+check "--min-runtime=2:00:00 --time=1:00:00 is refused naming both" \
+  refused "--min-runtime=2:00:00 is longer than the job's time limit (--time=1:00:00)" \
+  --min-runtime=2:00:00 --time=1:00:00 --wrap true
+check "--min-runtime= (empty) is refused" refused 'invalid time ""' --min-runtime= --wrap true
+check "a refusal also says why the submission failed" \
+  refused "Batch job submission failed: Invalid time specified" --min-runtime=-1 --wrap true
+check "srun --min-runtime=9:00:00 is refused on the terminal" \
+  bash -c 'out=$(srun --min-runtime=9:00:00 true 2>&1); rc=$?; [ $rc -ne 0 ] && grep -q "exceeds MaxMinRuntime=8:00:00" <<<"$out" || { echo "rc=$rc: $out"; exit 1; }'
+
+# --- a user cannot change the contract of a running job; an operator can ----------------
+id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
+  || fail_now "create the test user $USER_NAME"
+# The user must reach munged; the socket's directory holds only the socket and the key (0600).
+chmod 0711 "$CLUSTER_DIR/munge"
+
+# user_refused EXPECTED COMMAND: COMMAND, run as the user, fails and prints EXPECTED.
+user_refused() {
+  local out
+  if out=$(as_user "$2" 2>&1); then echo "accepted: $2: $out"; return 1; fi
+  contains "$1" "$out"
+}
+# AdminComment has a line of its own in `scontrol show job` and may hold spaces.
+admin_comment_is() {
+  local got; got=$(scontrol show job "$1" | sed -n 's/^ *AdminComment=\(.*\) $/\1/p')
+  [ "$got" = "$2" ] || { echo "job $1: AdminComment='$got', want '$2'"; return 1; }
+}
+contract_is() { field_is "$1" Requeue "$2" && field_is "$1" AdminComment "$3"; }
+
+uid_job=$(as_user "sbatch --parsable -o /dev/null --time=5 --min-runtime=3 --resumable --wrap 'sleep 300'" 2>&1)
+check "the user submits a job" is_job_id "$uid_job"
+check "the user's job runs" wait_state "$uid_job" RUNNING 30
+check "the user cannot turn off requeue of the running job (Access/permission denied)" \
+  user_refused "Access/permission denied" "scontrol update jobid=$uid_job requeue=0"
+check "... its contract is unchanged (Requeue=1, resumable=1)" \
+  contract_is "$uid_job" 1 "contract:min_runtime=180,resumable=1,declared=1"
+# Slurm keeps time limits in whole minutes: 2 min < the 3-minute min-runtime.
+check "the user cannot cut the time limit below the min-runtime (2 < 3 min)" \
+  user_refused "Requested time limit is invalid" "scontrol update jobid=$uid_job timelimit=2"
+check "... the time limit is unchanged (5 min)" field_is "$uid_job" TimeLimit 00:05:00
+check "a user cannot forge the record: Slurm refuses them an AdminComment" \
+  user_refused "Access/permission denied" "scontrol update jobid=$uid_job admincomment=contract:min_runtime=0,resumable=1"
+check "the user may restate the contract (requeue=1)" as_user "scontrol update jobid=$uid_job requeue=1"
+check "the user may cut the time limit down to the min-runtime (3 min)" \
+  as_user "scontrol update jobid=$uid_job timelimit=3"
+check "root can turn off requeue of the running job" scontrol update jobid="$uid_job" requeue=0
+check "... then Requeue=0 and the record says resumable=0" \
+  contract_is "$uid_job" 0 "contract:min_runtime=180,resumable=0,declared=1"
+check "root replaces AdminComment and the record survives" \
+  scontrol update jobid="$uid_job" admincomment=repair-ticket-7
+check "... AdminComment holds both" admin_comment_is "$uid_job" \
+  "repair-ticket-7 contract:min_runtime=180,resumable=0,declared=1"
+scancel "$uid_job"
+
+held=$(as_user "sbatch --parsable -o /dev/null --hold --min-runtime=0:20 --resumable --wrap true" 2>&1)
+check "the user may change the contract of a pending job" as_user "scontrol update jobid=$held requeue=0"
+check "... and the record follows (resumable=0)" \
+  field_is "$held" AdminComment "contract:min_runtime=20,resumable=0,declared=1"
+scancel "$held"
+
+check "slurmctld survived every request" bash -c 'scontrol ping | grep -q "is UP"'
+
+# --- budget.conf: missing means defaults, bad means slurmctld refuses to start --------
+conf_dir=$CLUSTER_DIR/etc
+rm -f "$conf_dir/budget.conf"
+check "without budget.conf slurmctld restarts" "$CLUSTER" restart-ctld
+check "... and logs one line saying the defaults apply" \
+  grep -q "job_submit/contract: $conf_dir/budget.conf not found, using the defaults" "$CLUSTER_DIR/log/slurmctld.log"
+check "... DefaultMinRuntime is then 0" \
+  field_is "$(submit -o /dev/null --hold --wrap true)" AdminComment "contract:min_runtime=0,resumable=0,declared=0"
+printf '# bad\nMaxMinRuntime=soon\n' > "$conf_dir/budget.conf"
+check "a bad budget.conf stops slurmctld from starting" bash -c '! "$0" restart-ctld' "$CLUSTER"
+check "... and the log names file, line and key" \
+  grep -q "job_submit/contract: $conf_dir/budget.conf:2: key MaxMinRuntime: invalid time \"soon\"" \
+  "$CLUSTER_DIR/log/slurmctld.log"
+finish
