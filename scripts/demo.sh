@@ -38,11 +38,12 @@ show sinfo -N -o '%N %G %T'
 show bash -c "scontrol show config | grep -E '^(JobSubmitPlugins|PriorityType|SchedulerType|SelectType|PreemptType) '"
 
 title "3. Jobs declare a contract: a protected minimum runtime, and whether they can be resumed"
-show sbatch --help
-echo "  ..."
+echo '$ sbatch --help   (the part the suite adds)'
+sbatch --help | sed -n '/Options provided by plugins/,/^ *$/p' | sed 's/^/  /'
 a=$(sbatch --parsable -A pretrain --gres=gpu:8 --min-runtime=15 --resumable -J train --wrap 'sleep 3')
 b=$(sbatch --parsable -A science --gres=gpu:2 --min-runtime=0 -J sweep --wrap 'sleep 2')
-c=$(sbatch --parsable -A robotics --gres=gpu:1 -J default-contract --wrap 'echo min-runtime seen by the job: $SLURM_SPANK_MIN_RUNTIME')
+c=$(sbatch --parsable -A robotics --gres=gpu:1 -J default-contract -o "$CLUSTER_DIR/default-contract.out" \
+  --wrap 'echo "GPUs: $CUDA_VISIBLE_DEVICES"')
 echo "  submitted: $a (train, 15 min protected, resumable)  $b (sweep, unallocated)  $c (no --min-runtime: DefaultMinRuntime)"
 for j in $a $b $c; do
   scontrol show job "$j" | tr ' ' '\n' | grep -E '^(JobId|JobName|AdminComment|Requeue)=' | paste -sd ' ' | sed 's/^/  /'
