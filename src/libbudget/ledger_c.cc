@@ -61,11 +61,10 @@ bool CheckLedger(const char* function, const budget_ledger_t* ledger, char** err
   return true;
 }
 
-bool CheckSeries(const char* function, budget_series_t series, char** errptr) {
+bool CheckSeries(const char* function, int series, char** errptr) {
   if (series != BUDGET_SERIES_ALLOCATED && series != BUDGET_SERIES_UNALLOCATED &&
       series != BUDGET_SERIES_DEMAND) {
-    SaveError(errptr, std::string(function) + ": unknown series " +
-                          std::to_string(static_cast<int>(series)));
+    SaveError(errptr, std::string(function) + ": unknown series " + std::to_string(series));
     return false;
   }
   return true;
@@ -79,9 +78,8 @@ bool CheckText(const char* function, const char* what, const char* text, char** 
   return true;
 }
 
-Ledger::Series ToSeries(budget_series_t series) {
-  return static_cast<Ledger::Series>(static_cast<int>(series));
-}
+// REQUIRES: CheckSeries(series).
+Ledger::Series ToSeries(int series) { return static_cast<Ledger::Series>(series); }
 
 Ledger::Options ToOptions(const budget_ledger_options_t& o) {
   Ledger::Options options;
@@ -149,7 +147,7 @@ void budget_ledger_options(const budget_ledger_t* ledger, budget_ledger_options_
   options->report_bucket_width = o.report_bucket_width;
 }
 
-void budget_ledger_charge(budget_ledger_t* ledger, const char* path, budget_series_t series,
+void budget_ledger_charge(budget_ledger_t* ledger, const char* path, int series,
                           int64_t from, int64_t to, double gpus, char** errptr) {
   static const char kFn[] = "budget_ledger_charge";
   Guarded(kFn, errptr, 0, [&]() {
@@ -162,7 +160,7 @@ void budget_ledger_charge(budget_ledger_t* ledger, const char* path, budget_seri
 }
 
 void budget_ledger_charge_running_job(budget_ledger_t* ledger, uint32_t job_id,
-                                      const char* path, budget_series_t occupancy,
+                                      const char* path, int occupancy,
                                       int64_t start, int64_t now, double gpus,
                                       char** errptr) {
   static const char kFn[] = "budget_ledger_charge_running_job";
@@ -176,7 +174,7 @@ void budget_ledger_charge_running_job(budget_ledger_t* ledger, uint32_t job_id,
 }
 
 double budget_ledger_window_usage(budget_ledger_t* ledger, const char* path,
-                                  budget_series_t series, int64_t now, char** errptr) {
+                                  int series, int64_t now, char** errptr) {
   static const char kFn[] = "budget_ledger_window_usage";
   return Guarded(kFn, errptr, 0.0, [&]() {
     if (!CheckLedger(kFn, ledger, errptr) || !CheckText(kFn, "path", path, errptr) ||
@@ -188,7 +186,7 @@ double budget_ledger_window_usage(budget_ledger_t* ledger, const char* path,
 }
 
 void budget_ledger_window_usages(budget_ledger_t* ledger, const char* const* paths,
-                                 size_t count, budget_series_t series, int64_t now,
+                                 size_t count, int series, int64_t now,
                                  double* usage, char** errptr) {
   static const char kFn[] = "budget_ledger_window_usages";
   Guarded(kFn, errptr, 0, [&]() {
@@ -211,7 +209,7 @@ void budget_ledger_window_usages(budget_ledger_t* ledger, const char* const* pat
 }
 
 double* budget_ledger_history(const budget_ledger_t* ledger, const char* path,
-                              budget_series_t series, int64_t from, int64_t to,
+                              int series, int64_t from, int64_t to,
                               int64_t resolution, int64_t* start, int64_t* width,
                               size_t* count, char** errptr) {
   static const char kFn[] = "budget_ledger_history";

@@ -33,6 +33,9 @@ extern "C" {
 
 typedef struct budget_ledger_t budget_ledger_t;
 
+/* Series are passed as int (as leveldb's c.h passes its enums), so that a
+ * value outside the enum is a reported error rather than undefined
+ * behaviour in C++. */
 typedef enum {
   BUDGET_SERIES_ALLOCATED = 0,   /* occupancy by allocated work: ranks jobs */
   BUDGET_SERIES_UNALLOCATED = 1, /* occupancy by unallocated work */
@@ -70,29 +73,29 @@ void budget_ledger_options(const budget_ledger_t* ledger, budget_ledger_options_
 
 /* Adds gpus x |[from, to)| GPU-seconds to `path`'s series (ledger.h:
  * Charge). Empty intervals and gpus <= 0 are ignored, not errors. */
-void budget_ledger_charge(budget_ledger_t* ledger, const char* path, budget_series_t series,
+void budget_ledger_charge(budget_ledger_t* ledger, const char* path, int series,
                           int64_t from, int64_t to, double gpus, char** errptr);
 /* Charges a running job from max(start, its cursor) to now, to `occupancy`
  * and to demand, and moves its cursor to now (ledger.h: ChargeRunningJob). */
 void budget_ledger_charge_running_job(budget_ledger_t* ledger, uint32_t job_id,
-                                      const char* path, budget_series_t occupancy,
+                                      const char* path, int occupancy,
                                       int64_t start, int64_t now, double gpus,
                                       char** errptr);
 /* GPU-seconds charged to `path` itself in the window ending at now; 0 for an
  * unknown path, and on error. */
 double budget_ledger_window_usage(budget_ledger_t* ledger, const char* path,
-                                  budget_series_t series, int64_t now, char** errptr);
+                                  int series, int64_t now, char** errptr);
 /* The same for count paths at once: usage[i] for paths[i]. On error usage
  * is left untouched. */
 void budget_ledger_window_usages(budget_ledger_t* ledger, const char* const* paths,
-                                 size_t count, budget_series_t series, int64_t now,
+                                 size_t count, int series, int64_t now,
                                  double* usage, char** errptr);
 /* Per-bucket values of a series over the buckets overlapping [from, to), at
  * `resolution` seconds per point (0 = the series's bucket width). Returns a
  * malloc()ed array of *count values (NULL when *count is 0 or on error);
  * value i covers [*start + i * *width, *start + (i+1) * *width). */
 double* budget_ledger_history(const budget_ledger_t* ledger, const char* path,
-                              budget_series_t series, int64_t from, int64_t to,
+                              int series, int64_t from, int64_t to,
                               int64_t resolution, int64_t* start, int64_t* width,
                               size_t* count, char** errptr);
 

@@ -272,7 +272,7 @@ static void test_null_and_bad_arguments(void** state) {
     switch (i) {
       case 0: budget_ledger_charge(NULL, "a", BUDGET_SERIES_ALLOCATED, 0, 1, 1, &err); break;
       case 1: budget_ledger_charge(ledger, NULL, BUDGET_SERIES_ALLOCATED, 0, 1, 1, &err); break;
-      case 2: budget_ledger_charge(ledger, "a", (budget_series_t)7, 0, 1, 1, &err); break;
+      case 2: budget_ledger_charge(ledger, "a", 7, 0, 1, 1, &err); break;
       case 3:
         assert_near(0, budget_ledger_window_usage(NULL, "a", BUDGET_SERIES_ALLOCATED, 0, &err));
         break;
