@@ -1,0 +1,732 @@
+// ReportSnapshot: JSON form, atomic file, and builders (report_snapshot.h).
+#include "libbudget/report_snapshot.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <json-c/json.h>
+
+#include "libbudget/time_string.h"
+
+namespace budget {
+
+namespace {
+
+// ---------------------------------------------------------------- writing --
+
+using JsonPtr = std::unique_ptr<json_object, decltype(&json_object_put)>;
+
+json_object* NewNumber(double v) {
+  // JSON has no infinity: a non-finite value is written as null (read back
+  // as +inf, the only non-finite value a snapshot holds).
+  return std::isfinite(v) ? json_object_new_double(v) : nullptr;
+}
+
+json_object* NewInt(int64_t v) { return json_object_new_int64(v); }
+
+json_object* NewTime(TimePoint t) { return t == SnapshotJob::kNoTime ? nullptr : NewInt(t); }
+
+json_object* NewRank(uint32_t rank) {
+  return rank == FairShareOrder::kNoRank ? nullptr : NewInt(rank);
+}
+
+void Add(json_object* obj, const char* key, json_object* value) {
+  json_object_object_add(obj, key, value);
+}
+
+json_object* NewStringArray(const std::vector<std::string>& values) {
+  json_object* arr = json_object_new_array();
+  for (const std::string& v : values) json_object_array_add(arr, json_object_new_string(v.c_str()));
+  return arr;
+}
+
+json_object* NewNumberArray(const std::vector<double>& values) {
+  json_object* arr = json_object_new_array();
+  for (double v : values) json_object_array_add(arr, NewNumber(v));
+  return arr;
+}
+
+json_object* NodeToJson(const SnapshotNode& n) {
+  json_object* o = json_object_new_object();
+  Add(o, "path", json_object_new_string(n.path.c_str()));
+  Add(o, "name", json_object_new_string(n.name.c_str()));
+  Add(o, "depth", NewInt(n.depth));
+  Add(o, "owners", NewStringArray(n.owners));
+  Add(o, "account", json_object_new_string(n.account.c_str()));
+  Add(o, "user", json_object_new_string(n.user.c_str()));
+  Add(o, "share", NewNumber(n.share));
+  Add(o, "normalized_share", NewNumber(n.normalized_share));
+  Add(o, "entitlement", NewNumber(n.entitlement));
+  Add(o, "window_usage", NewNumber(n.window_usage));
+  Add(o, "unallocated", NewNumber(n.unallocated));
+  Add(o, "owed", NewNumber(n.owed));
+  Add(o, "delivered", NewNumber(n.delivered));
+  Add(o, "running_gpus", NewNumber(n.running_gpus));
+  Add(o, "pending_gpus", NewNumber(n.pending_gpus));
+  Add(o, "sibling_ratio", NewNumber(n.sibling_ratio));
+  Add(o, "rank", NewRank(n.rank));
+  return o;
+}
+
+json_object* JobToJson(const SnapshotJob& j) {
+  json_object* o = json_object_new_object();
+  Add(o, "job_id", NewInt(j.job_id));
+  Add(o, "state", json_object_new_string(SnapshotJobStateName(j.state)));
+  Add(o, "user", json_object_new_string(j.user.c_str()));
+  Add(o, "account", json_object_new_string(j.account.c_str()));
+  Add(o, "node_path", j.has_node ? json_object_new_string(j.node_path.c_str()) : nullptr);
+  Add(o, "gpus", NewInt(j.gpus));
+  Add(o, "contract_known", json_object_new_boolean(j.contract_known));
+  Add(o, "min_runtime", NewInt(j.min_runtime));
+  Add(o, "resumable", json_object_new_boolean(j.resumable));
+  Add(o, "user_priority", NewInt(j.user_priority));
+  Add(o, "priority", NewInt(j.priority));
+  Add(o, "fairshare", NewNumber(j.fairshare));
+  Add(o, "rank", NewRank(j.rank));
+  Add(o, "allocated", json_object_new_boolean(j.allocated));
+  Add(o, "queue_position",
+      j.queue_position == SnapshotJob::kNoPosition ? nullptr : NewInt(j.queue_position));
+  Add(o, "submit_time", NewInt(j.submit_time));
+  Add(o, "start_time", NewTime(j.start_time));
+  Add(o, "protection_end", NewTime(j.protection_end));
+  if (j.has_preemption) {
+    json_object* p = json_object_new_object();
+    Add(p, "preempted_by", NewInt(j.preemption.preempted_by));
+    Add(p, "rule", json_object_new_string(j.preemption.rule.c_str()));
+    Add(p, "action", json_object_new_string(j.preemption.action.c_str()));
+    Add(p, "at", NewInt(j.preemption.at));
+    Add(o, "preemption", p);
+  }
+  return o;
+}
+
+json_object* HistoryToJson(const SnapshotHistory& h) {
+  json_object* o = json_object_new_object();
+  Add(o, "path", json_object_new_string(h.path.c_str()));
+  Add(o, "start", NewInt(h.start));
+  Add(o, "width", NewInt(h.width));
+  Add(o, "delivered", NewNumberArray(h.delivered));
+  Add(o, "owed", NewNumberArray(h.owed));
+  return o;
+}
+
+json_object* SnapshotToJson(const ReportSnapshot& s) {
+  json_object* o = json_object_new_object();
+  Add(o, "format", json_object_new_string(kReportSnapshotFormat));
+  Add(o, "version", NewInt(kReportSnapshotVersion));
+  Add(o, "generated_at", NewInt(s.generated_at));
+  Add(o, "tree_source", json_object_new_string(s.tree_source.c_str()));
+  Add(o, "window", NewInt(s.window));
+  Add(o, "bucket_width", NewInt(s.bucket_width));
+  Add(o, "history_width", NewInt(s.history_width));
+  Add(o, "recalc_interval", NewInt(s.recalc_interval));
+  Add(o, "capacity_gpus", NewNumber(s.capacity_gpus));
+  Add(o, "fragmentation", s.has_fragmentation ? NewNumber(s.fragmentation) : nullptr);
+  json_object* nodes = json_object_new_array();
+  for (const SnapshotNode& n : s.nodes) json_object_array_add(nodes, NodeToJson(n));
+  Add(o, "nodes", nodes);
+  json_object* jobs = json_object_new_array();
+  for (const SnapshotJob& j : s.jobs) json_object_array_add(jobs, JobToJson(j));
+  Add(o, "jobs", jobs);
+  json_object* history = json_object_new_array();
+  for (const SnapshotHistory& h : s.history) json_object_array_add(history, HistoryToJson(h));
+  Add(o, "history", history);
+  return o;
+}
+
+// ---------------------------------------------------------------- reading --
+
+// Reads typed fields of one JSON object, remembering the first error with
+// its JSON path, so that a parse function reads as a list of fields.
+class FieldReader {
+ public:
+  FieldReader(const json_object* obj, std::string path, std::string* error)
+      : obj_(obj), path_(std::move(path)), error_(error) {}
+
+  // Required fields: a missing key or a wrong type is an error.
+  void Int(const char* key, int64_t* out, int64_t min, int64_t max) {
+    json_object* v = Get(key, true);
+    if (v == nullptr) return;
+    if (!json_object_is_type(v, json_type_int)) return Fail(key, "must be an integer");
+    int64_t x = json_object_get_int64(v);
+    if (x < min || x > max) {
+      return Fail(key, "must lie in [" + std::to_string(min) + ", " + std::to_string(max) +
+                           "], got " + std::to_string(x));
+    }
+    *out = x;
+  }
+  template <typename T>
+  void IntAs(const char* key, T* out, int64_t min, int64_t max) {
+    int64_t x = 0;
+    Int(key, &x, min, max);
+    if (error_->empty()) *out = static_cast<T>(x);
+  }
+  // An integer or null (null gives `if_null`).
+  template <typename T>
+  void NullableInt(const char* key, T* out, int64_t min, int64_t max, T if_null) {
+    json_object* v = nullptr;
+    if (!Has(key, &v)) return;
+    if (v == nullptr) {
+      *out = if_null;
+      return;
+    }
+    IntAs(key, out, min, max);
+  }
+  // A number; null reads as +inf (see the header).
+  void Number(const char* key, double* out, bool nullable_inf = true) {
+    json_object* v = nullptr;
+    if (!Has(key, &v)) return;
+    if (v == nullptr) {
+      if (!nullable_inf) return Fail(key, "must be a number, got null");
+      *out = std::numeric_limits<double>::infinity();
+      return;
+    }
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
+      return Fail(key, "must be a number");
+    }
+    *out = json_object_get_double(v);
+  }
+  void Bool(const char* key, bool* out) {
+    json_object* v = Get(key, true);
+    if (v == nullptr) return;
+    if (!json_object_is_type(v, json_type_boolean)) return Fail(key, "must be true or false");
+    *out = json_object_get_boolean(v);
+  }
+  void String(const char* key, std::string* out) {
+    json_object* v = Get(key, true);
+    if (v == nullptr) return;
+    if (!json_object_is_type(v, json_type_string)) return Fail(key, "must be a string");
+    *out = json_object_get_string(v);
+  }
+  // A string, or null (then *present = false).
+  void NullableString(const char* key, std::string* out, bool* present) {
+    json_object* v = nullptr;
+    if (!Has(key, &v)) return;
+    *present = v != nullptr;
+    if (v != nullptr) String(key, out);
+  }
+  void StringArray(const char* key, std::vector<std::string>* out) {
+    json_object* v = Array(key);
+    if (v == nullptr) return;
+    for (size_t i = 0; i < json_object_array_length(v); ++i) {
+      json_object* e = json_object_array_get_idx(v, i);
+      if (!json_object_is_type(e, json_type_string)) {
+        return Fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a string");
+      }
+      out->push_back(json_object_get_string(e));
+    }
+  }
+  void NumberArray(const char* key, std::vector<double>* out) {
+    json_object* v = Array(key);
+    if (v == nullptr) return;
+    for (size_t i = 0; i < json_object_array_length(v); ++i) {
+      json_object* e = json_object_array_get_idx(v, i);
+      if (!json_object_is_type(e, json_type_double) && !json_object_is_type(e, json_type_int)) {
+        return Fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a number");
+      }
+      out->push_back(json_object_get_double(e));
+    }
+  }
+  // The array at `key` (required), or nullptr after an error.
+  json_object* Array(const char* key) {
+    json_object* v = Get(key, true);
+    if (v == nullptr) return nullptr;
+    if (!json_object_is_type(v, json_type_array)) {
+      Fail(key, "must be an array");
+      return nullptr;
+    }
+    return v;
+  }
+  // An optional object: nullptr when absent (not an error).
+  json_object* OptionalObject(const char* key) {
+    json_object* v = nullptr;
+    if (!json_object_object_get_ex(obj_, key, &v) || v == nullptr) return nullptr;
+    if (!json_object_is_type(v, json_type_object)) {
+      Fail(key, "must be an object");
+      return nullptr;
+    }
+    return v;
+  }
+  std::string PathOf(const std::string& key) const { return path_ + "." + key; }
+  void Fail(const std::string& key, const std::string& why) {
+    if (error_->empty()) *error_ = PathOf(key) + ": " + why;
+  }
+  bool failed() const { return !error_->empty(); }
+
+ private:
+  // The value at `key` if present and non-null; an error if required.
+  json_object* Get(const char* key, bool required) {
+    if (failed()) return nullptr;
+    json_object* v = nullptr;
+    if (!json_object_object_get_ex(obj_, key, &v)) {
+      if (required) Fail(key, "missing");
+      return nullptr;
+    }
+    if (v == nullptr) {
+      if (required) Fail(key, "must not be null");
+      return nullptr;
+    }
+    return v;
+  }
+  // Whether the key is present (null included); an error if it is not.
+  bool Has(const char* key, json_object** v) {
+    if (failed()) return false;
+    if (!json_object_object_get_ex(obj_, key, v)) {
+      Fail(key, "missing");
+      return false;
+    }
+    return true;
+  }
+
+  const json_object* obj_;
+  std::string path_;
+  std::string* error_;
+};
+
+constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kTimeMin = -Ledger::kTimeLimit;
+constexpr int64_t kTimeMax = Ledger::kTimeLimit;
+
+bool ParseJobState(const std::string& text, SnapshotJobState* out) {
+  for (SnapshotJobState s :
+       {SnapshotJobState::kPending, SnapshotJobState::kRunning, SnapshotJobState::kPreempted}) {
+    if (text == SnapshotJobStateName(s)) {
+      *out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+void ParseNode(const json_object* obj, const std::string& path, SnapshotNode* n,
+               std::string* error) {
+  FieldReader r(obj, path, error);
+  r.String("path", &n->path);
+  r.String("name", &n->name);
+  r.IntAs("depth", &n->depth, 0, AllocationTree::kMaxDepth);
+  r.StringArray("owners", &n->owners);
+  r.String("account", &n->account);
+  r.String("user", &n->user);
+  r.Number("share", &n->share, false);
+  r.Number("normalized_share", &n->normalized_share, false);
+  r.Number("entitlement", &n->entitlement, false);
+  r.Number("window_usage", &n->window_usage, false);
+  r.Number("unallocated", &n->unallocated, false);
+  r.Number("owed", &n->owed, false);
+  r.Number("delivered", &n->delivered, false);
+  r.Number("running_gpus", &n->running_gpus, false);
+  r.Number("pending_gpus", &n->pending_gpus, false);
+  r.Number("sibling_ratio", &n->sibling_ratio);
+  r.NullableInt("rank", &n->rank, 0, kMaxU32 - 1, FairShareOrder::kNoRank);
+}
+
+void ParseJob(const json_object* obj, const std::string& path, SnapshotJob* j,
+              std::string* error) {
+  FieldReader r(obj, path, error);
+  r.IntAs("job_id", &j->job_id, 0, kMaxU32);
+  std::string state;
+  r.String("state", &state);
+  if (!r.failed() && !ParseJobState(state, &j->state)) {
+    r.Fail("state", "must be pending, running or preempted, got '" + state + "'");
+  }
+  r.String("user", &j->user);
+  r.String("account", &j->account);
+  r.NullableString("node_path", &j->node_path, &j->has_node);
+  r.IntAs("gpus", &j->gpus, 0, kMaxU32);
+  r.Bool("contract_known", &j->contract_known);
+  r.IntAs("min_runtime", &j->min_runtime, 0, kMaxDuration);
+  r.Bool("resumable", &j->resumable);
+  r.IntAs("user_priority", &j->user_priority, 0, kMaxU32);
+  r.IntAs("priority", &j->priority, 0, kMaxU32);
+  r.Number("fairshare", &j->fairshare, false);
+  r.NullableInt("rank", &j->rank, 0, kMaxU32 - 1, FairShareOrder::kNoRank);
+  r.Bool("allocated", &j->allocated);
+  r.NullableInt("queue_position", &j->queue_position, 0, kMaxU32 - 1, SnapshotJob::kNoPosition);
+  r.IntAs("submit_time", &j->submit_time, kTimeMin, kTimeMax);
+  r.NullableInt("start_time", &j->start_time, kTimeMin, kTimeMax, SnapshotJob::kNoTime);
+  r.NullableInt("protection_end", &j->protection_end, kTimeMin, kTimeMax, SnapshotJob::kNoTime);
+  json_object* p = r.OptionalObject("preemption");
+  if (p != nullptr && !r.failed()) {
+    j->has_preemption = true;
+    FieldReader pr(p, r.PathOf("preemption"), error);
+    pr.IntAs("preempted_by", &j->preemption.preempted_by, 0, kMaxU32);
+    pr.String("rule", &j->preemption.rule);
+    pr.String("action", &j->preemption.action);
+    pr.IntAs("at", &j->preemption.at, kTimeMin, kTimeMax);
+  }
+}
+
+void ParseHistory(const json_object* obj, const std::string& path, SnapshotHistory* h,
+                  std::string* error) {
+  FieldReader r(obj, path, error);
+  r.String("path", &h->path);
+  r.IntAs("start", &h->start, kTimeMin, kTimeMax);
+  r.IntAs("width", &h->width, 1, kMaxDuration);
+  r.NumberArray("delivered", &h->delivered);
+  r.NumberArray("owed", &h->owed);
+  if (!r.failed() && h->delivered.size() != h->owed.size()) {
+    r.Fail("owed", "must have as many values as delivered (" +
+                       std::to_string(h->delivered.size()) + "), got " +
+                       std::to_string(h->owed.size()));
+  }
+}
+
+// Parses every element of the array `key` of `obj` with `parse`.
+template <typename T, typename ParseFn>
+void ParseArray(FieldReader* r, const char* key, ParseFn parse, std::vector<T>* out,
+                std::string* error) {
+  json_object* arr = r->Array(key);
+  if (arr == nullptr) return;
+  size_t n = json_object_array_length(arr);
+  out->resize(n);
+  for (size_t i = 0; i < n && error->empty(); ++i) {
+    json_object* e = json_object_array_get_idx(arr, i);
+    std::string where = r->PathOf(key) + "[" + std::to_string(i) + "]";
+    if (!json_object_is_type(e, json_type_object)) {
+      *error = where + ": must be an object";
+      return;
+    }
+    parse(e, where, &(*out)[i], error);
+  }
+}
+
+// Version and format first, so that a newer file is refused by its version
+// rather than by whatever field it changed.
+void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string* error) {
+  FieldReader r(obj, "$", error);
+  std::string format;
+  r.String("format", &format);
+  if (!r.failed() && format != kReportSnapshotFormat) {
+    return r.Fail("format", std::string("must be \"") + kReportSnapshotFormat + "\", got \"" +
+                                format + "\"");
+  }
+  int64_t version = 0;
+  r.Int("version", &version, 1, std::numeric_limits<int32_t>::max());
+  if (!r.failed() && version > kReportSnapshotVersion) {
+    return r.Fail("version", "is " + std::to_string(version) +
+                                 ", written by a newer slurm-budget; this sbudget reads up to " +
+                                 std::to_string(kReportSnapshotVersion) + ": upgrade it");
+  }
+  s->version = static_cast<int>(version);
+  r.IntAs("generated_at", &s->generated_at, kTimeMin, kTimeMax);
+  r.String("tree_source", &s->tree_source);
+  r.IntAs("window", &s->window, 1, kMaxDuration);
+  r.IntAs("bucket_width", &s->bucket_width, 1, kMaxDuration);
+  r.IntAs("history_width", &s->history_width, 1, kMaxDuration);
+  r.IntAs("recalc_interval", &s->recalc_interval, 1, kMaxDuration);
+  r.Number("capacity_gpus", &s->capacity_gpus, false);
+  json_object* frag = nullptr;
+  if (!r.failed() && json_object_object_get_ex(obj, "fragmentation", &frag) && frag != nullptr) {
+    r.Number("fragmentation", &s->fragmentation, false);
+    s->has_fragmentation = true;
+  }
+  ParseArray(&r, "nodes", ParseNode, &s->nodes, error);
+  ParseArray(&r, "jobs", ParseJob, &s->jobs, error);
+  ParseArray(&r, "history", ParseHistory, &s->history, error);
+}
+
+// --------------------------------------------------------------- file I/O --
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+Status WriteAllAndSync(const std::string& tmp, const std::string& text) {
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError(tmp + ": cannot create: " + ErrnoText(errno));
+  Status s;
+  // The umask may have narrowed the mode; users must be able to read it.
+  if (::fchmod(fd, 0644) != 0) s = Status::IOError(tmp + ": chmod 0644 failed: " + ErrnoText(errno));
+  size_t done = 0;
+  while (s.ok() && done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      s = Status::IOError(tmp + ": write failed: " + ErrnoText(errno));
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (s.ok() && ::fsync(fd) != 0) s = Status::IOError(tmp + ": fsync failed: " + ErrnoText(errno));
+  if (::close(fd) != 0 && s.ok()) s = Status::IOError(tmp + ": close failed: " + ErrnoText(errno));
+  return s;
+}
+
+Status SyncDirectoryOf(const std::string& file) {
+  size_t slash = file.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : file.substr(0, slash));
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(dir + ": cannot open directory to fsync: " + ErrnoText(errno));
+  Status s;
+  if (::fsync(fd) != 0) s = Status::IOError(dir + ": fsync of directory failed: " + ErrnoText(errno));
+  ::close(fd);
+  return s;
+}
+
+// ---------------------------------------------------------------- builders --
+
+// Slot k of the window ending at now starts at first + k*width, where the
+// last slot holds now; window / width slots (at least one).
+TimePoint FirstSlotStart(TimePoint now, Seconds window, Seconds width) {
+  int64_t slots = std::max<int64_t>(1, window / width);
+  int64_t last = now >= 0 ? now / width : -((-now + width - 1) / width);
+  return (last - slots + 1) * width;
+}
+
+}  // namespace
+
+const char* SnapshotJobStateName(SnapshotJobState state) {
+  switch (state) {
+    case SnapshotJobState::kPending: return "pending";
+    case SnapshotJobState::kRunning: return "running";
+    case SnapshotJobState::kPreempted: return "preempted";
+  }
+  return "pending";
+}
+
+const SnapshotNode* ReportSnapshot::FindNode(std::string_view path) const {
+  for (const SnapshotNode& n : nodes) {
+    if (n.path == path) return &n;
+  }
+  return nullptr;
+}
+
+const SnapshotJob* ReportSnapshot::FindJob(uint32_t job_id) const {
+  for (const SnapshotJob& j : jobs) {
+    if (j.job_id == job_id) return &j;
+  }
+  return nullptr;
+}
+
+Seconds ReportSnapshot::StaleAfter() const {
+  return std::max<Seconds>(kStaleIntervals * recalc_interval, kMinStaleAge);
+}
+
+std::string FormatReportSnapshot(const ReportSnapshot& snapshot) {
+  JsonPtr root(SnapshotToJson(snapshot), json_object_put);
+  std::string text = json_object_to_json_string_ext(
+      root.get(), JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+  text += '\n';
+  return text;
+}
+
+Status ParseReportSnapshot(std::string_view json, const std::string& source,
+                           ReportSnapshot* out) {
+  if (json.size() > kMaxReportSnapshotBytes) {
+    return Status::Corruption(source + ": " + std::to_string(json.size()) +
+                              " bytes, more than the " +
+                              std::to_string(kMaxReportSnapshotBytes) + " a snapshot may hold");
+  }
+  std::unique_ptr<json_tokener, decltype(&json_tokener_free)> tok(json_tokener_new(),
+                                                                    json_tokener_free);
+  if (!tok) return Status::IOError(source + ": out of memory");
+  JsonPtr root(json_tokener_parse_ex(tok.get(), json.data(), static_cast<int>(json.size())),
+               json_object_put);
+  json_tokener_error jerr = json_tokener_get_error(tok.get());
+  if (jerr == json_tokener_continue) {
+    return Status::Corruption(source + ": not a complete JSON document (truncated?)");
+  }
+  if (jerr != json_tokener_success || !root) {
+    return Status::Corruption(source + ": not JSON at byte " +
+                              std::to_string(json_tokener_get_parse_end(tok.get())) + ": " +
+                              json_tokener_error_desc(jerr));
+  }
+  size_t end = json_tokener_get_parse_end(tok.get());
+  if (json.find_first_not_of(" \t\r\n", end) != std::string_view::npos) {
+    return Status::Corruption(source + ": trailing data after the JSON document at byte " +
+                              std::to_string(end));
+  }
+  if (!json_object_is_type(root.get(), json_type_object)) {
+    return Status::Corruption(source + ": $: must be an object");
+  }
+  ReportSnapshot parsed;
+  std::string error;
+  ParseSnapshotObject(root.get(), &parsed, &error);
+  if (!error.empty()) return Status::Corruption(source + ": " + error);
+  *out = std::move(parsed);
+  return Status::Ok();
+}
+
+Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file) {
+  std::string tmp = file + ".tmp";
+  Status s = WriteAllAndSync(tmp, FormatReportSnapshot(snapshot));
+  if (s.ok() && ::rename(tmp.c_str(), file.c_str()) != 0) {
+    s = Status::IOError(file + ": rename from " + tmp + " failed: " + ErrnoText(errno));
+  }
+  if (!s.ok()) {
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  return SyncDirectoryOf(file);
+}
+
+Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::NotFound(file + ": no such file");
+    return Status::IOError(file + ": cannot stat: " + ErrnoText(errno));
+  }
+  if (!S_ISREG(st.st_mode)) return Status::IOError(file + ": not a regular file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Status::IOError(file + ": cannot open: " + ErrnoText(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return Status::IOError(file + ": read failed");
+  std::string text = buf.str();
+  if (text.empty()) return Status::Corruption(file + ": empty file");
+  return ParseReportSnapshot(text, file, out);
+}
+
+std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
+                                                     double capacity_gpus, Seconds window,
+                                                     Seconds width, TimePoint now,
+                                                     const Ledger& ledger) {
+  std::vector<SnapshotHistory> out(tree.size());
+  if (width <= 0 || window <= 0) return out;
+  const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
+  const TimePoint first = FirstSlotStart(now, window, width);
+  const TimePoint end = first + static_cast<TimePoint>(slots) * width;
+  // Direct series per node, then subtrees summed in one reverse scan (a
+  // child's id is above its parent's: tree.h). `owed` holds demand until
+  // the last step turns it into min(entitled, demand).
+  for (size_t id = 0; id < tree.size(); ++id) {
+    SnapshotHistory& h = out[id];
+    h.path = tree.node(static_cast<NodeId>(id)).path;
+    h.start = first;
+    h.width = width;
+    h.delivered.assign(slots, 0.0);
+    h.owed.assign(slots, 0.0);
+    if (!ledger.HasPath(h.path)) continue;
+    struct {
+      Ledger::Series series;
+      std::vector<double>* into;
+    } const wanted[] = {{Ledger::Series::kAllocated, &h.delivered},
+                        {Ledger::Series::kDemand, &h.owed}};
+    for (const auto& w : wanted) {
+      Ledger::History hist = ledger.SeriesHistory(h.path, w.series, first, end, width);
+      for (size_t i = 0; i < hist.gpu_seconds.size(); ++i) {
+        int64_t slot = (hist.start - first) / width + static_cast<int64_t>(i);
+        if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += hist.gpu_seconds[i];
+      }
+    }
+  }
+  for (size_t id = tree.size(); id-- > 1;) {
+    NodeId parent = tree.node(static_cast<NodeId>(id)).parent;
+    for (size_t k = 0; k < slots; ++k) {
+      out[parent].delivered[k] += out[id].delivered[k];
+      out[parent].owed[k] += out[id].owed[k];
+    }
+  }
+  for (size_t id = 0; id < tree.size(); ++id) {
+    double entitled = tree.node(static_cast<NodeId>(id)).entitlement * capacity_gpus * width;
+    for (double& v : out[id].owed) v = std::min(entitled, v);
+  }
+  return out;
+}
+
+Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
+                          const std::vector<NodeActivity>& activity, TimePoint now,
+                          Ledger* ledger, ReportSnapshot* snapshot) {
+  if (order.size() != tree.size()) {
+    return Status::InvalidArgument("BuildSnapshotNodes: the order covers " +
+                                   std::to_string(order.size()) + " nodes, the tree " +
+                                   std::to_string(tree.size()));
+  }
+  if (!activity.empty() && activity.size() != tree.size()) {
+    return Status::InvalidArgument("BuildSnapshotNodes: activity has " +
+                                   std::to_string(activity.size()) + " entries, the tree " +
+                                   std::to_string(tree.size()) + " nodes");
+  }
+  std::vector<SnapshotHistory> metrics =
+      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window,
+                              snapshot->history_width, now, *ledger);
+  std::vector<SnapshotNode> nodes(tree.size());
+  for (size_t i = 0; i < tree.size(); ++i) {
+    const NodeId id = static_cast<NodeId>(i);
+    const TreeNode& t = tree.node(id);
+    SnapshotNode& n = nodes[i];
+    n.path = t.path;
+    n.name = t.name;
+    n.depth = t.depth;
+    n.owners = t.owners;
+    n.account = t.account;
+    n.user = t.user;
+    n.share = t.share;
+    n.normalized_share = t.normalized_share;
+    n.entitlement = t.entitlement;
+    n.window_usage = order.standing(id).window_usage;
+    n.rank = order.standing(id).rank;
+    n.sibling_ratio = order.sibling_ratio(id);
+    n.unallocated = ledger->WindowUsage(t.path, Ledger::Series::kUnallocated, now);
+    if (!activity.empty()) {
+      n.running_gpus = activity[i].running_gpus;
+      n.pending_gpus = activity[i].pending_gpus;
+    }
+    for (double v : metrics[i].delivered) n.delivered += v;
+    for (double v : metrics[i].owed) n.owed += v;
+  }
+  // Subtree sums of the direct figures, children before parents.
+  for (size_t i = tree.size(); i-- > 1;) {
+    SnapshotNode& parent = nodes[tree.node(static_cast<NodeId>(i)).parent];
+    parent.unallocated += nodes[i].unallocated;
+    parent.running_gpus += nodes[i].running_gpus;
+    parent.pending_gpus += nodes[i].pending_gpus;
+  }
+  snapshot->nodes = std::move(nodes);
+  return Status::Ok();
+}
+
+void BuildSnapshotHistory(const AllocationTree& tree, int max_depth, TimePoint now,
+                          const Ledger& ledger, ReportSnapshot* snapshot) {
+  std::vector<SnapshotHistory> metrics =
+      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window,
+                              snapshot->history_width, now, ledger);
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (tree.node(static_cast<NodeId>(i)).depth <= max_depth) {
+      snapshot->history.push_back(std::move(metrics[i]));
+    }
+  }
+}
+
+void RankSnapshotJobs(const AllocationTree& tree, const FairShareOrder& order,
+                      std::vector<SnapshotJob>* jobs) {
+  std::vector<PendingJob> pending;
+  for (SnapshotJob& j : *jobs) {
+    PendingJob p;
+    p.job_id = j.job_id;
+    p.node = j.has_node ? tree.Find(j.node_path) : kNoNode;
+    p.allocated = j.min_runtime > 0;
+    p.user_priority = j.user_priority;
+    p.submit_time = j.submit_time;
+    PriorityFactors f;
+    j.priority = order.Priority(p, &f);
+    j.fairshare = f.fairshare;
+    j.rank = f.rank;
+    j.allocated = f.allocated;
+    j.queue_position = SnapshotJob::kNoPosition;
+    if (j.state == SnapshotJobState::kPending) pending.push_back(p);
+  }
+  order.SortJobs(&pending);
+  // Job ids are unique among pending jobs; index them to assign positions.
+  std::vector<std::pair<uint32_t, uint32_t>> position;  // (job id, position)
+  position.reserve(pending.size());
+  for (size_t i = 0; i < pending.size(); ++i) {
+    position.emplace_back(pending[i].job_id, static_cast<uint32_t>(i));
+  }
+  std::sort(position.begin(), position.end());
+  for (SnapshotJob& j : *jobs) {
+    if (j.state != SnapshotJobState::kPending) continue;
+    auto it = std::lower_bound(position.begin(), position.end(),
+                               std::make_pair(j.job_id, uint32_t{0}));
+    if (it != position.end() && it->first == j.job_id) j.queue_position = it->second;
+  }
+}
+
+}  // namespace budget

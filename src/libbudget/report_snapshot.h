@@ -1,0 +1,253 @@
+// ReportSnapshot: what the priority plugin knew at the end of one recompute
+// pass, written for the report tool (`sbudget`) and for anyone who can read
+// the StateSaveLocation.
+//
+// The snapshot is the ONLY channel from priority/budget to sbudget: the tool
+// never talks to the plugin and never recomputes a rule; it shows what the
+// plugin decided (ranks, ratios, priorities, owed/delivered) and asks Slurm
+// only for the jobs' own records.
+//
+// File. `<StateSaveLocation>/budget_report.json` (kReportSnapshotFileName),
+// JSON, written atomically (WriteReportSnapshot: `file.tmp`, fsync, rename,
+// directory fsync) with mode 0644 so that users can read it. Layout,
+// version 1 (every time in seconds since the epoch, every duration in
+// seconds, every GPU time in GPU-seconds):
+//   { "format": "slurm-budget-report", "version": 1,
+//     "generated_at": T, "tree_source": "/etc/slurm/budget-tree.json",
+//     "window": 604800, "bucket_width": 300, "history_width": 3600,
+//     "recalc_interval": 30, "capacity_gpus": 64,
+//     "fragmentation": 0.125 | null,
+//     "nodes": [ { "path": "llm/pretrain", "name": "pretrain", "depth": 2,
+//                  "owners": [..], "account": "pretrain", "user": "",
+//                  "share": 70, "normalized_share": 0.7, "entitlement": 0.35,
+//                  "window_usage": 3600, "unallocated": 0, "owed": 7200,
+//                  "delivered": 3600, "running_gpus": 8, "pending_gpus": 16,
+//                  "sibling_ratio": 0.8 | null, "rank": 0 | null }, .. ],
+//     "jobs": [ { "job_id": 12, "state": "pending", "user": "alice",
+//                 "account": "pretrain", "node_path": "llm/pretrain",
+//                 "gpus": 8, "contract_known": true, "min_runtime": 900,
+//                 "resumable": true, "user_priority": 0, "priority": P,
+//                 "fairshare": 1.0, "rank": 0 | null, "allocated": true,
+//                 "queue_position": 0 | null, "submit_time": T,
+//                 "start_time": T | null, "protection_end": T | null,
+//                 "preemption": { "preempted_by": 13, "rule": "unallocated",
+//                                 "action": "requeue", "at": T } (optional) } ],
+//     "history": [ { "path": "llm", "start": T, "width": 3600,
+//                    "delivered": [..], "owed": [..] } ] }
+// Nodes are in the tree's pre-order (a parent before its children), so a
+// reader can indent by depth. A non-finite number (a zero-share sibling's
+// ratio is +inf) is written as null and read back as +inf; rank null is
+// FairShareOrder::kNoRank.
+//
+// Versions. A reader accepts every version <= kReportSnapshotVersion and
+// refuses a newer one by name ("written by a newer slurm-budget"), so an
+// old sbudget never misreads a new plugin's file. Keys a reader does not know
+// are ignored (a later version may add some without bumping the version).
+//
+// Age. A snapshot is stale when it is older than kStaleIntervals recompute
+// intervals (and at least kMinStaleAge): the plugin has then missed several
+// passes (controller down or the plugin not loaded) and the report says so.
+//
+// Thread safety: plain values and functions; WriteReportSnapshot may run
+// concurrently with readers of the same file (rename is atomic).
+#ifndef SLURM_BUDGET_LIBBUDGET_REPORT_SNAPSHOT_H_
+#define SLURM_BUDGET_LIBBUDGET_REPORT_SNAPSHOT_H_
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libbudget/ledger.h"
+#include "libbudget/order.h"
+#include "libbudget/standing.h"
+#include "libbudget/status.h"
+#include "libbudget/tree.h"
+
+namespace budget {
+
+// Written by priority/budget in its StateSaveLocation.
+constexpr char kReportSnapshotFileName[] = "budget_report.json";
+constexpr char kReportSnapshotFormat[] = "slurm-budget-report";
+constexpr int kReportSnapshotVersion = 1;
+constexpr int kStaleIntervals = 3;
+constexpr Seconds kMinStaleAge = 90;
+// Upper bound on the file a reader accepts (a 20,000-job queue is ~8 MB).
+constexpr size_t kMaxReportSnapshotBytes = 256u << 20;
+
+// One allocation tree node at the time of the snapshot. GPU times are
+// subtree sums (the node and every descendant) over the lookback window.
+struct SnapshotNode {
+  std::string path;  // "" for the root
+  std::string name;
+  int depth = 0;
+  std::vector<std::string> owners;
+  std::string account;
+  std::string user;
+  double share = 0.0;
+  double normalized_share = 1.0;
+  double entitlement = 1.0;
+  double window_usage = 0.0;  // allocated GPU-s (what ranks the node)
+  double unallocated = 0.0;   // unallocated GPU-s
+  double owed = 0.0;          // GPU-s owed over the window (metrics)
+  double delivered = 0.0;     // GPU-s delivered over the window (metrics)
+  double running_gpus = 0.0;
+  double pending_gpus = 0.0;
+  // FairShareOrder::sibling_ratio(); +inf for a zero-share sibling that used
+  // something.
+  double sibling_ratio = 0.0;
+  uint32_t rank = FairShareOrder::kNoRank;
+
+  bool has_rank() const { return rank != FairShareOrder::kNoRank; }
+  // delivered / owed; 1 when nothing was owed (nothing was missed).
+  double DeliveredOverOwed() const { return owed > 0 ? delivered / owed : 1.0; }
+};
+
+// Why and by whom a job was preempted (from the preemption decision).
+struct PreemptionRecord {
+  uint32_t preempted_by = 0;  // the job that needed the GPUs
+  std::string rule;           // PreemptVerdictName(), e.g. "unallocated"
+  std::string action;         // "requeue" or "cancel"
+  TimePoint at = 0;
+};
+
+enum class SnapshotJobState { kPending, kRunning, kPreempted };
+// "pending", "running", "preempted".
+const char* SnapshotJobStateName(SnapshotJobState state);
+
+// A job of interest: pending, running, or recently preempted.
+struct SnapshotJob {
+  static constexpr TimePoint kNoTime = std::numeric_limits<TimePoint>::min();
+  static constexpr uint32_t kNoPosition = std::numeric_limits<uint32_t>::max();
+
+  uint32_t job_id = 0;
+  SnapshotJobState state = SnapshotJobState::kPending;
+  std::string user;
+  std::string account;
+  std::string node_path;  // the tree node it is charged to; "" for the root
+  bool has_node = false;  // false: its (account, user) maps to no node
+  uint32_t gpus = 0;      // total GPUs asked for (or held)
+  bool contract_known = false;  // a contract record was found on the job
+  Seconds min_runtime = 0;
+  bool resumable = false;
+  uint32_t user_priority = 0;
+  uint32_t priority = 0;     // FairShareOrder::Priority()
+  double fairshare = 0.0;    // PriorityFactors::fairshare
+  uint32_t rank = FairShareOrder::kNoRank;
+  bool allocated = false;    // min_runtime > 0
+  uint32_t queue_position = kNoPosition;  // pending jobs: 0 = next to start
+  TimePoint submit_time = 0;
+  TimePoint start_time = kNoTime;      // running jobs: the current run's start
+  TimePoint protection_end = kNoTime;  // running allocated jobs
+  bool has_preemption = false;
+  PreemptionRecord preemption;
+};
+
+// Delivered against owed GPU time per history_width slot, for one node.
+struct SnapshotHistory {
+  std::string path;
+  TimePoint start = 0;
+  Seconds width = 3600;
+  std::vector<double> delivered;  // GPU-s per slot
+  std::vector<double> owed;       // same length as delivered
+};
+
+struct ReportSnapshot {
+  int version = kReportSnapshotVersion;
+  TimePoint generated_at = 0;
+  std::string tree_source;
+  Seconds window = 0;
+  Seconds bucket_width = 0;
+  Seconds history_width = 3600;
+  Seconds recalc_interval = 30;
+  double capacity_gpus = 0.0;
+  bool has_fragmentation = false;
+  double fragmentation = 0.0;  // packing.h's figure, in [0, 1]
+  std::vector<SnapshotNode> nodes;       // pre-order
+  std::vector<SnapshotJob> jobs;
+  std::vector<SnapshotHistory> history;
+
+  // The node with this path, or nullptr.
+  const SnapshotNode* FindNode(std::string_view path) const;
+  // The job with this id, or nullptr.
+  const SnapshotJob* FindJob(uint32_t job_id) const;
+  // now - generated_at (negative if the clocks disagree).
+  Seconds Age(TimePoint now) const { return now - generated_at; }
+  // Age beyond max(kStaleIntervals x recalc_interval, kMinStaleAge).
+  Seconds StaleAfter() const;
+  bool IsStale(TimePoint now) const { return Age(now) > StaleAfter(); }
+};
+
+// Writes `snapshot` to `file` atomically with mode 0644. IOError naming the
+// file and the failing step; `file` is then unchanged.
+Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file);
+
+// Reads `file`. NotFound if it does not exist; Corruption naming the file and
+// the JSON path for a malformed document or a version newer than this build
+// reads; IOError for a read error. *out is replaced only on success.
+// REQUIRES: out != nullptr.
+Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out);
+
+// The JSON text WriteReportSnapshot writes, and its parser (`source` names
+// the document in errors); exposed for tests and for `sbudget --json`.
+std::string FormatReportSnapshot(const ReportSnapshot& snapshot);
+Status ParseReportSnapshot(std::string_view json, const std::string& source,
+                           ReportSnapshot* out);
+
+// --- Builders: keep the plugin's code a translation of Slurm's records. ---
+
+// What the plugin counts per tree node from its job lists (direct, not
+// subtree: the builder sums subtrees).
+struct NodeActivity {
+  double running_gpus = 0.0;
+  double pending_gpus = 0.0;
+};
+
+// Fills snapshot->nodes from the tree, the order computed at `now` over the
+// same tree, and the ledger: every tree node in pre-order with its shares,
+// rank, sibling ratio, subtree window usage (allocated and unallocated),
+// owed and delivered GPU-s over the window (the ledger's demand and
+// allocated series at history_width resolution, owed = min(entitlement x
+// capacity, demand) per slot: see SubtreeDeliveredAndOwed), and running/pending
+// GPUs summed over the subtree. `activity` is indexed by NodeId (empty: all
+// zero). Uses snapshot->capacity_gpus, ->window and ->history_width.
+// InvalidArgument if the order was not computed over this tree or activity
+// has the wrong size; snapshot->nodes is then untouched.
+// The ledger is not const because its queries expire old buckets lazily.
+Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
+                          const std::vector<NodeActivity>& activity, TimePoint now,
+                          Ledger* ledger, ReportSnapshot* snapshot);
+
+// Appends to snapshot->history one series per tree node (pre-order) down
+// to `max_depth`, over the window ending at `now`, in history_width slots:
+// delivered and owed GPU-s as in BuildSnapshotNodes. (The file must stay
+// small: 7 days x 168 slots x 2 values x 1,000 nodes is ~3 MB of JSON.)
+// Uses snapshot->capacity_gpus, ->window and ->history_width.
+void BuildSnapshotHistory(const AllocationTree& tree, int max_depth, TimePoint now,
+                          const Ledger& ledger, ReportSnapshot* snapshot);
+
+// Per tree node (indexed by NodeId), delivered and owed GPU-s of its subtree
+// in `width`-second slots covering the window that ends at `now`, the slots
+// being the ledger's buckets at that resolution (the last slot holds now):
+//   delivered[k] = the subtree's allocated GPU-s in slot k;
+//   owed[k]      = min(entitlement x capacity x width, the subtree's demand
+//                  GPU-s in slot k): a team is owed its entitlement, but
+//                  never more than it asked for.
+// REQUIRES: width > 0, window > 0, capacity_gpus >= 0.
+std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
+                                                     double capacity_gpus, Seconds window,
+                                                     Seconds width, TimePoint now,
+                                                     const Ledger& ledger);
+
+// Fills, for every job, has_node/rank/allocated/priority/fairshare from the
+// order (the job's node_path looked up in `tree`), and queue_position of the
+// pending jobs by the core's job order (FairShareOrder::SortJobs). The
+// plugin fills the raw facts (id, state, user, account, node_path, gpus,
+// contract, times, preemption) and calls this last.
+void RankSnapshotJobs(const AllocationTree& tree, const FairShareOrder& order,
+                      std::vector<SnapshotJob>* jobs);
+
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_LIBBUDGET_REPORT_SNAPSHOT_H_

@@ -1,0 +1,538 @@
+// Tests of the report snapshot (report_snapshot.h): the JSON round trip and
+// the atomic file, every refusal of a malformed or newer document, staleness,
+// and the builders over a small hand-computed tree, ledger and order.
+// <fstream> first: cmocka's fail() macro breaks the standard headers.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "libbudget/test_support.h"
+
+#include "libbudget/ledger.h"
+#include "libbudget/order.h"
+#include "libbudget/report_snapshot.h"
+#include "libbudget/tree.h"
+
+namespace {
+
+using budget::FairShareOrder;
+using budget::ReportSnapshot;
+using budget::SnapshotHistory;
+using budget::SnapshotJob;
+using budget::SnapshotJobState;
+using budget::SnapshotNode;
+using budget::Status;
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/report_snapshot_test.XXXXXX";
+  const char* dir = mkdtemp(tmpl);
+  if (dir == nullptr) fail_msg("mkdtemp failed");
+  return dir;
+}
+
+void WriteText(const std::string& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// A snapshot that uses every field, including the special values (null rank,
+// infinite sibling ratio, absent times, a preemption record).
+ReportSnapshot Sample() {
+  ReportSnapshot s;
+  s.generated_at = 1700000000;
+  s.tree_source = "/etc/slurm/budget-tree.json";
+  s.window = 604800;
+  s.bucket_width = 300;
+  s.history_width = 3600;
+  s.recalc_interval = 30;
+  s.capacity_gpus = 64;
+  s.has_fragmentation = true;
+  s.fragmentation = 0.125;
+  SnapshotNode root;
+  root.name = "cluster";
+  root.owners = {"director"};
+  root.window_usage = 7200.5;
+  SnapshotNode llm;
+  llm.path = "llm";
+  llm.name = "llm";
+  llm.depth = 1;
+  llm.owners = {"pi-llm", "deputy"};
+  llm.account = "llm";
+  llm.user = "";
+  llm.share = 50;
+  llm.normalized_share = 0.5;
+  llm.entitlement = 0.5;
+  llm.window_usage = 3600;
+  llm.unallocated = 120;
+  llm.owed = 7200;
+  llm.delivered = 3600;
+  llm.running_gpus = 8;
+  llm.pending_gpus = 16;
+  llm.sibling_ratio = 0.75;
+  llm.rank = 0;
+  SnapshotNode idle;
+  idle.path = "idle";
+  idle.name = "idle";
+  idle.depth = 1;
+  idle.account = "idle";
+  idle.sibling_ratio = std::numeric_limits<double>::infinity();
+  idle.rank = 1;
+  s.nodes = {root, llm, idle};
+  SnapshotJob pending;
+  pending.job_id = 12;
+  pending.user = "alice";
+  pending.account = "llm";
+  pending.node_path = "llm";
+  pending.has_node = true;
+  pending.gpus = 8;
+  pending.contract_known = true;
+  pending.min_runtime = 900;
+  pending.resumable = true;
+  pending.user_priority = 5;
+  pending.priority = 0x80000000u + 7;
+  pending.fairshare = 1.0;
+  pending.rank = 0;
+  pending.allocated = true;
+  pending.queue_position = 0;
+  pending.submit_time = 1699999000;
+  SnapshotJob preempted;
+  preempted.job_id = 9;
+  preempted.state = SnapshotJobState::kPreempted;
+  preempted.user = "bob";
+  preempted.account = "nowhere";
+  preempted.gpus = 4;
+  preempted.submit_time = 1699990000;
+  preempted.start_time = 1699991000;
+  preempted.protection_end = 1699991000;
+  preempted.has_preemption = true;
+  preempted.preemption = {12, "unallocated", "requeue", 1699999500};
+  s.jobs = {pending, preempted};
+  SnapshotHistory h;
+  h.path = "llm";
+  h.start = 1699996400;
+  h.width = 3600;
+  h.delivered = {3600, 0};
+  h.owed = {7200, 1.5};
+  s.history = {h};
+  return s;
+}
+
+void AssertNodesEqual(const SnapshotNode& a, const SnapshotNode& b) {
+  assert_string_equal(a.path.c_str(), b.path.c_str());
+  assert_string_equal(a.name.c_str(), b.name.c_str());
+  assert_int_equal(a.depth, b.depth);
+  assert_int_equal(a.owners.size(), b.owners.size());
+  for (size_t i = 0; i < a.owners.size(); ++i) {
+    assert_string_equal(a.owners[i].c_str(), b.owners[i].c_str());
+  }
+  assert_string_equal(a.account.c_str(), b.account.c_str());
+  assert_string_equal(a.user.c_str(), b.user.c_str());
+  const double pairs[][2] = {{a.share, b.share},
+                             {a.normalized_share, b.normalized_share},
+                             {a.entitlement, b.entitlement},
+                             {a.window_usage, b.window_usage},
+                             {a.unallocated, b.unallocated},
+                             {a.owed, b.owed},
+                             {a.delivered, b.delivered},
+                             {a.running_gpus, b.running_gpus},
+                             {a.pending_gpus, b.pending_gpus}};
+  for (const auto& p : pairs) assert_float_equal(p[0], p[1], 0);
+  if (std::isinf(a.sibling_ratio)) {
+    assert_true(std::isinf(b.sibling_ratio));
+  } else {
+    assert_float_equal(a.sibling_ratio, b.sibling_ratio, 0);
+  }
+  assert_int_equal(a.rank, b.rank);
+}
+
+void AssertJobsEqual(const SnapshotJob& a, const SnapshotJob& b) {
+  assert_int_equal(a.job_id, b.job_id);
+  assert_int_equal(static_cast<int>(a.state), static_cast<int>(b.state));
+  assert_string_equal(a.user.c_str(), b.user.c_str());
+  assert_string_equal(a.account.c_str(), b.account.c_str());
+  assert_string_equal(a.node_path.c_str(), b.node_path.c_str());
+  assert_int_equal(a.has_node, b.has_node);
+  assert_int_equal(a.gpus, b.gpus);
+  assert_int_equal(a.contract_known, b.contract_known);
+  assert_int_equal(a.min_runtime, b.min_runtime);
+  assert_int_equal(a.resumable, b.resumable);
+  assert_int_equal(a.user_priority, b.user_priority);
+  assert_int_equal(a.priority, b.priority);
+  assert_float_equal(a.fairshare, b.fairshare, 0);
+  assert_int_equal(a.rank, b.rank);
+  assert_int_equal(a.allocated, b.allocated);
+  assert_int_equal(a.queue_position, b.queue_position);
+  assert_int_equal(a.submit_time, b.submit_time);
+  assert_int_equal(a.start_time, b.start_time);
+  assert_int_equal(a.protection_end, b.protection_end);
+  assert_int_equal(a.has_preemption, b.has_preemption);
+  assert_int_equal(a.preemption.preempted_by, b.preemption.preempted_by);
+  assert_string_equal(a.preemption.rule.c_str(), b.preemption.rule.c_str());
+  assert_string_equal(a.preemption.action.c_str(), b.preemption.action.c_str());
+  assert_int_equal(a.preemption.at, b.preemption.at);
+}
+
+void AssertSnapshotsEqual(const ReportSnapshot& a, const ReportSnapshot& b) {
+  assert_int_equal(a.version, b.version);
+  assert_int_equal(a.generated_at, b.generated_at);
+  assert_string_equal(a.tree_source.c_str(), b.tree_source.c_str());
+  assert_int_equal(a.window, b.window);
+  assert_int_equal(a.bucket_width, b.bucket_width);
+  assert_int_equal(a.history_width, b.history_width);
+  assert_int_equal(a.recalc_interval, b.recalc_interval);
+  assert_float_equal(a.capacity_gpus, b.capacity_gpus, 0);
+  assert_int_equal(a.has_fragmentation, b.has_fragmentation);
+  assert_float_equal(a.fragmentation, b.fragmentation, 0);
+  assert_int_equal(a.nodes.size(), b.nodes.size());
+  for (size_t i = 0; i < a.nodes.size(); ++i) AssertNodesEqual(a.nodes[i], b.nodes[i]);
+  assert_int_equal(a.jobs.size(), b.jobs.size());
+  for (size_t i = 0; i < a.jobs.size(); ++i) AssertJobsEqual(a.jobs[i], b.jobs[i]);
+  assert_int_equal(a.history.size(), b.history.size());
+  for (size_t i = 0; i < a.history.size(); ++i) {
+    assert_string_equal(a.history[i].path.c_str(), b.history[i].path.c_str());
+    assert_int_equal(a.history[i].start, b.history[i].start);
+    assert_int_equal(a.history[i].width, b.history[i].width);
+    assert_true(a.history[i].delivered == b.history[i].delivered);
+    assert_true(a.history[i].owed == b.history[i].owed);
+  }
+}
+
+void TestFileRoundTripIsExactAndReadableByAll(void**) {
+  std::string dir = TempDir();
+  std::string file = dir + "/" + budget::kReportSnapshotFileName;
+  ReportSnapshot written = Sample();
+  // A restrictive umask must not make the file private: users read it.
+  mode_t old_umask = umask(077);
+  Status s = budget::WriteReportSnapshot(written, file);
+  umask(old_umask);
+  assert_true(s.ok());
+  struct stat st;
+  assert_int_equal(stat(file.c_str(), &st), 0);
+  // rw-r--r--
+  assert_int_equal(st.st_mode & 0777, 0644);
+  // No temporary file is left behind.
+  assert_int_not_equal(access((file + ".tmp").c_str(), F_OK), 0);
+  ReportSnapshot read;
+  s = budget::ReadReportSnapshot(file, &read);
+  if (!s.ok()) fail_msg("%s", s.message().c_str());
+  AssertSnapshotsEqual(written, read);
+  // Rewriting replaces the file whole.
+  written.jobs.clear();
+  assert_true(budget::WriteReportSnapshot(written, file).ok());
+  assert_true(budget::ReadReportSnapshot(file, &read).ok());
+  assert_int_equal(read.jobs.size(), 0);
+  unlink(file.c_str());
+  rmdir(dir.c_str());
+}
+
+void TestSpecialValuesAreNullInJson(void**) {
+  std::string text = budget::FormatReportSnapshot(Sample());
+  // The idle node's +inf ratio cannot be a JSON number.
+  assert_non_null(strstr(text.c_str(), "\"sibling_ratio\":null"));
+  // The preempted job has no node and no rank.
+  assert_non_null(strstr(text.c_str(), "\"node_path\":null"));
+  assert_non_null(strstr(text.c_str(), "\"rank\":null"));
+  assert_non_null(strstr(text.c_str(), "\"format\":\"slurm-budget-report\""));
+}
+
+void TestMissingFileIsNotFound(void**) {
+  ReportSnapshot out;
+  Status s = budget::ReadReportSnapshot("/nonexistent/budget_report.json", &out);
+  assert_true(s.IsNotFound());
+  assert_non_null(strstr(s.message().c_str(), "/nonexistent/budget_report.json"));
+}
+
+void TestWriteIntoMissingDirectoryFails(void**) {
+  Status s = budget::WriteReportSnapshot(Sample(), "/nonexistent/dir/budget_report.json");
+  assert_false(s.ok());
+  assert_non_null(strstr(s.message().c_str(), "cannot create"));
+}
+
+// Replaces the first occurrence of `from` in the sample's JSON by `to`.
+std::string SampleWith(const std::string& from, const std::string& to) {
+  std::string text = budget::FormatReportSnapshot(Sample());
+  size_t at = text.find(from);
+  if (at == std::string::npos) fail_msg("'%s' not in the sample", from.c_str());
+  return text.replace(at, from.size(), to);
+}
+
+void TestMalformedDocumentsAreRefusedByPath(void**) {
+  std::string whole = budget::FormatReportSnapshot(Sample());
+  struct Case {
+    std::string text;
+    const char* expected;  // a substring of the error message
+  };
+  const Case cases[] = {
+      {"", "empty file"},
+      {"{\"format\": ", "truncated"},
+      {whole.substr(0, whole.size() / 2), "truncated"},
+      {"[1, 2]", "$: must be an object"},
+      {"nonsense", "not JSON"},
+      {whole + "{}", "trailing data"},
+      {SampleWith("\"slurm-budget-report\"", "\"ledger\""),
+       "$.format: must be \"slurm-budget-report\", got \"ledger\""},
+      {SampleWith("\"version\":1", "\"version\":2"),
+       "$.version: is 2, written by a newer slurm-budget; this sbudget reads up to 1"},
+      {SampleWith("\"version\":1", "\"version\":0"), "$.version: must lie in [1, "},
+      {SampleWith("\"generated_at\":1700000000,", ""), "$.generated_at: missing"},
+      {SampleWith("\"window\":604800", "\"window\":\"7-0\""), "$.window: must be an integer"},
+      {SampleWith("\"window\":604800", "\"window\":0"), "$.window: must lie in [1, "},
+      {SampleWith("\"capacity_gpus\":64.0", "\"capacity_gpus\":null"),
+       "$.capacity_gpus: must be a number, got null"},
+      {SampleWith("\"nodes\":[", "\"nodes\":[1,"), "$.nodes[0]: must be an object"},
+      {SampleWith("\"owners\":[\"director\"]", "\"owners\":[7]"),
+       "$.nodes[0].owners[0]: must be a string"},
+      {SampleWith("\"share\":50.0", "\"share\":\"50\""), "$.nodes[1].share: must be a number"},
+      {SampleWith("\"rank\":0", "\"rank\":-1"), "$.nodes[1].rank: must lie in [0, "},
+      {SampleWith("\"state\":\"pending\"", "\"state\":\"lost\""),
+       "$.jobs[0].state: must be pending, running or preempted, got 'lost'"},
+      {SampleWith("\"resumable\":true", "\"resumable\":1"),
+       "$.jobs[0].resumable: must be true or false"},
+      {SampleWith("\"preempted_by\"", "\"by\""),
+       "$.jobs[1].preemption.preempted_by: missing"},
+      {SampleWith("\"preemption\":{", "\"preemption\":7,\"p\":{"), "$.jobs[1].preemption: must be an object"},
+      {SampleWith("\"owed\":[7200.0", "\"owed\":[7200.0,1"),
+       "$.history[0].owed: must have as many values as delivered (2), got 3"},
+      {SampleWith("\"history\":[", "\"history\":7,\"x\":["), "$.history: must be an array"},
+  };
+  std::string dir = TempDir();
+  std::string file = dir + "/bad.json";
+  for (const Case& c : cases) {
+    WriteText(file, c.text);
+    ReportSnapshot out = Sample();
+    out.tree_source = "untouched";
+    Status s = budget::ReadReportSnapshot(file, &out);
+    if (!s.IsCorruption()) fail_msg("not refused as corrupt: %s", c.expected);
+    if (strstr(s.message().c_str(), c.expected) == nullptr) {
+      fail_msg("expected '%s' in '%s'", c.expected, s.message().c_str());
+    }
+    // The message names the file, and *out is untouched.
+    assert_non_null(strstr(s.message().c_str(), file.c_str()));
+    assert_string_equal(out.tree_source.c_str(), "untouched");
+  }
+  unlink(file.c_str());
+  rmdir(dir.c_str());
+}
+
+void TestUnknownKeysAreIgnored(void**) {
+  ReportSnapshot out;
+  std::string text = SampleWith("\"generated_at\"", "\"later_field\":[1],\"generated_at\"");
+  assert_true(budget::ParseReportSnapshot(text, "x", &out).ok());
+  assert_int_equal(out.generated_at, 1700000000);
+}
+
+void TestStaleAfterThreeIntervalsOrNinetySeconds(void**) {
+  ReportSnapshot s;
+  s.generated_at = 1000;
+  s.recalc_interval = 60;
+  // 3 x 60 = 180 s > 90 s: stale only beyond 180 s.
+  assert_int_equal(s.StaleAfter(), 180);
+  assert_false(s.IsStale(1180));
+  assert_true(s.IsStale(1181));
+  s.recalc_interval = 5;
+  // 3 x 5 = 15 s < 90 s: the floor applies.
+  assert_int_equal(s.StaleAfter(), 90);
+  assert_false(s.IsStale(1090));
+  assert_true(s.IsStale(1091));
+}
+
+// --- builders ----------------------------------------------------------
+
+// cluster 0 -> a 1 (share 70), b 2 (share 30).
+const char kTwoTeams[] = R"({ "name": "cluster", "owners": ["boss"], "children": [
+    { "name": "a", "share": 70, "account": "a" },
+    { "name": "b", "share": 30, "account": "b" } ] })";
+
+// 10 GPUs, a 2 h window of 10-minute buckets, 1 h history slots; now =
+// 7199, so the window's slots are [0, 3600) and [3600, 7200).
+constexpr double kCapacity = 10;
+constexpr budget::TimePoint kNow = 7199;
+
+struct Fixture {
+  budget::AllocationTree tree;
+  budget::Ledger ledger{budget::Ledger::Options{7200, 600, 3600}};
+  FairShareOrder order;
+  ReportSnapshot snapshot;
+};
+
+Fixture MakeFixture() {
+  Fixture f;
+  Status s = budget::AllocationTree::Parse(kTwoTeams, "t.json", &f.tree, nullptr);
+  if (!s.ok()) fail_msg("%s", s.message().c_str());
+  using S = budget::Ledger::Series;
+  // a: 10 GPUs of allocated work through the first hour, asked for as well.
+  f.ledger.Charge("a", S::kAllocated, 0, 3600, 10);
+  f.ledger.Charge("a", S::kDemand, 0, 3600, 10);
+  // b: 2 GPUs for half of the second hour, 4 GPUs asked for all of it, and
+  // 1 GPU of unallocated work through it.
+  f.ledger.Charge("b", S::kAllocated, 3600, 5400, 2);
+  f.ledger.Charge("b", S::kDemand, 3600, 7200, 4);
+  f.ledger.Charge("b", S::kUnallocated, 3600, 7200, 1);
+  std::vector<double> usage(f.tree.size());
+  for (size_t i = 0; i < f.tree.size(); ++i) {
+    usage[i] = f.ledger.WindowUsage(f.tree.node(i).path, S::kAllocated, kNow);
+  }
+  s = f.order.Compute(f.tree, usage, {0, 1, 1}, kCapacity, 7200);
+  if (!s.ok()) fail_msg("%s", s.message().c_str());
+  f.snapshot.capacity_gpus = kCapacity;
+  f.snapshot.window = 7200;
+  f.snapshot.history_width = 3600;
+  return f;
+}
+
+void TestNodesCarryOrderLedgerAndMetrics(void**) {
+  Fixture f = MakeFixture();
+  std::vector<budget::NodeActivity> activity = {{0, 0}, {10, 0}, {2, 2}};
+  Status s = budget::BuildSnapshotNodes(f.tree, f.order, activity, kNow, &f.ledger, &f.snapshot);
+  assert_true(s.ok());
+  assert_int_equal(f.snapshot.nodes.size(), 3);
+  const SnapshotNode& root = f.snapshot.nodes[0];
+  const SnapshotNode& a = f.snapshot.nodes[1];
+  const SnapshotNode& b = f.snapshot.nodes[2];
+  assert_string_equal(root.name.c_str(), "cluster");
+  assert_string_equal(root.owners[0].c_str(), "boss");
+  assert_string_equal(a.path.c_str(), "a");
+  assert_int_equal(a.depth, 1);
+  // a: 10 x 3600 = 36000 GPU-s; b: 2 x 1800 = 3600; root 39600.
+  assert_float_equal(a.window_usage, 36000, 0);
+  assert_float_equal(b.window_usage, 3600, 0);
+  assert_float_equal(root.window_usage, 39600, 0);
+  // Ratios: a (36000/39600)/0.7 = 1.2987 > b (3600/39600)/0.3 = 0.3030, so
+  // b ranks first (0), a second (1); the root has no rank.
+  assert_int_equal(b.rank, 0);
+  assert_int_equal(a.rank, 1);
+  assert_false(root.has_rank());
+  assert_float_equal(a.sibling_ratio, 36000.0 / 39600 / 0.7, 1e-12);
+  // Entitled per hour: a 0.7 x 10 x 3600 = 25200, b 0.3 x 10 x 3600 = 10800.
+  // a owed min(25200, 36000) + min(25200, 0) = 25200, delivered 36000.
+  assert_float_equal(a.owed, 25200, 1e-9);
+  assert_float_equal(a.delivered, 36000, 1e-9);
+  // b owed min(10800, 0) + min(10800, 4 x 3600 = 14400) = 10800, delivered 3600.
+  assert_float_equal(b.owed, 10800, 1e-9);
+  assert_float_equal(b.delivered, 3600, 1e-9);
+  // 3600 / 10800 = 1/3 of what b was owed.
+  assert_float_equal(b.DeliveredOverOwed(), 1.0 / 3, 1e-12);
+  // Root: min(36000, 36000) + min(36000, 14400) = 50400 owed; 39600 delivered.
+  assert_float_equal(root.owed, 50400, 1e-9);
+  assert_float_equal(root.delivered, 39600, 1e-9);
+  // Unallocated: b 1 x 3600, summed into the root.
+  assert_float_equal(b.unallocated, 3600, 0);
+  assert_float_equal(root.unallocated, 3600, 0);
+  // GPUs: root running 10 + 2 = 12, pending 0 + 2 = 2.
+  assert_float_equal(root.running_gpus, 12, 0);
+  assert_float_equal(root.pending_gpus, 2, 0);
+  assert_float_equal(b.pending_gpus, 2, 0);
+}
+
+void TestNodesRefuseMismatchedInputs(void**) {
+  Fixture f = MakeFixture();
+  f.snapshot.nodes.resize(1);
+  // activity of 2 entries for a 3-node tree.
+  Status s = budget::BuildSnapshotNodes(f.tree, f.order, {{0, 0}, {0, 0}}, kNow, &f.ledger,
+                                        &f.snapshot);
+  assert_false(s.ok());
+  assert_non_null(strstr(s.message().c_str(), "activity has 2 entries, the tree 3 nodes"));
+  assert_int_equal(f.snapshot.nodes.size(), 1);
+  // An order never computed covers 0 nodes.
+  FairShareOrder empty;
+  s = budget::BuildSnapshotNodes(f.tree, empty, {}, kNow, &f.ledger, &f.snapshot);
+  assert_non_null(strstr(s.message().c_str(), "the order covers 0 nodes, the tree 3"));
+  assert_int_equal(f.snapshot.nodes.size(), 1);
+}
+
+void TestHistoryIsHourlyDeliveredAgainstOwed(void**) {
+  Fixture f = MakeFixture();
+  budget::BuildSnapshotHistory(f.tree, 0, kNow, f.ledger, &f.snapshot);
+  // max_depth 0: the root only.
+  assert_int_equal(f.snapshot.history.size(), 1);
+  const SnapshotHistory& h = f.snapshot.history[0];
+  assert_string_equal(h.path.c_str(), "");
+  // Two slots of the 2 h window, the first starting at 0.
+  assert_int_equal(h.start, 0);
+  assert_int_equal(h.width, 3600);
+  assert_int_equal(h.delivered.size(), 2);
+  // delivered: hour 0 a's 36000; hour 1 b's 3600.
+  assert_float_equal(h.delivered[0], 36000, 1e-9);
+  assert_float_equal(h.delivered[1], 3600, 1e-9);
+  // owed: min(36000, 36000) = 36000; min(36000, 14400) = 14400.
+  assert_float_equal(h.owed[0], 36000, 1e-9);
+  assert_float_equal(h.owed[1], 14400, 1e-9);
+  f.snapshot.history.clear();
+  budget::BuildSnapshotHistory(f.tree, 1, kNow, f.ledger, &f.snapshot);
+  // Depth 1: root, a, b.
+  assert_int_equal(f.snapshot.history.size(), 3);
+  assert_string_equal(f.snapshot.history[2].path.c_str(), "b");
+  // b hour 1: min(10800, 14400) = 10800.
+  assert_float_equal(f.snapshot.history[2].owed[1], 10800, 1e-9);
+}
+
+void TestJobsGetPriorityAndQueuePositionFromTheOrder(void**) {
+  Fixture f = MakeFixture();
+  auto job = [](uint32_t id, SnapshotJobState state, const char* path, budget::Seconds min_rt,
+                budget::TimePoint submit) {
+    SnapshotJob j;
+    j.job_id = id;
+    j.state = state;
+    j.node_path = path;
+    j.has_node = path[0] != '\0';
+    j.min_runtime = min_rt;
+    j.submit_time = submit;
+    return j;
+  };
+  std::vector<SnapshotJob> jobs = {
+      job(1, SnapshotJobState::kPending, "a", 900, 10),
+      job(2, SnapshotJobState::kPending, "b", 900, 20),
+      job(3, SnapshotJobState::kPending, "b", 0, 5),
+      job(4, SnapshotJobState::kRunning, "a", 900, 1),
+      job(5, SnapshotJobState::kPending, "", 900, 1),
+  };
+  budget::RankSnapshotJobs(f.tree, f.order, &jobs);
+  // Allocated first: b (rank 0) job 2, a (rank 1) job 1, then job 5 with no
+  // node; the unallocated job 3 last despite the earliest submit time.
+  assert_int_equal(jobs[1].queue_position, 0);
+  assert_int_equal(jobs[0].queue_position, 1);
+  assert_int_equal(jobs[4].queue_position, 2);
+  assert_int_equal(jobs[2].queue_position, 3);
+  // Running jobs have no place in the queue.
+  assert_int_equal(jobs[3].queue_position, SnapshotJob::kNoPosition);
+  // Factors: b's rank 0 of 2 ranked nodes -> fairshare 1 - 0/2 = 1;
+  // a's rank 1 -> 1 - 1/2 = 0.5.
+  assert_int_equal(jobs[1].rank, 0);
+  assert_float_equal(jobs[1].fairshare, 1.0, 1e-12);
+  assert_float_equal(jobs[0].fairshare, 0.5, 1e-12);
+  assert_int_equal(jobs[4].rank, FairShareOrder::kNoRank);
+  assert_true(jobs[1].allocated);
+  assert_false(jobs[2].allocated);
+  // Priorities follow the order: 2 > 1 > 5 > 3, none 0.
+  assert_true(jobs[1].priority > jobs[0].priority);
+  assert_true(jobs[0].priority > jobs[4].priority);
+  assert_true(jobs[4].priority > jobs[2].priority);
+  assert_true(jobs[2].priority > 0);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(TestFileRoundTripIsExactAndReadableByAll),
+      cmocka_unit_test(TestSpecialValuesAreNullInJson),
+      cmocka_unit_test(TestMissingFileIsNotFound),
+      cmocka_unit_test(TestWriteIntoMissingDirectoryFails),
+      cmocka_unit_test(TestMalformedDocumentsAreRefusedByPath),
+      cmocka_unit_test(TestUnknownKeysAreIgnored),
+      cmocka_unit_test(TestStaleAfterThreeIntervalsOrNinetySeconds),
+      cmocka_unit_test(TestNodesCarryOrderLedgerAndMetrics),
+      cmocka_unit_test(TestNodesRefuseMismatchedInputs),
+      cmocka_unit_test(TestHistoryIsHourlyDeliveredAgainstOwed),
+      cmocka_unit_test(TestJobsGetPriorityAndQueuePositionFromTheOrder),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
