@@ -1,0 +1,101 @@
+#include "libbudget/hero_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace budget {
+
+namespace {
+
+// Earlier in line first: higher priority, then earlier submit, then lower id.
+bool AheadInLine(const QueuedJob& a, const QueuedJob& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+  return a.job_id < b.job_id;
+}
+
+TimePoint ReleaseTime(const RunningJob& job) {
+  TimePoint release = job.start + std::max<Seconds>(job.min_runtime, 0);
+  if (job.time_limit >= 0) release = std::min(release, job.start + job.time_limit);
+  return release;
+}
+
+struct NodeRelease {
+  TimePoint release;
+  uint32_t top_priority;  // highest priority of the node's jobs, 0 if none
+  int32_t index;
+};
+
+}  // namespace
+
+HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueuedJob>& queue,
+                            TimePoint now) {
+  if (queue.empty()) return HeadOfLine{};
+  const QueuedJob* head = &queue.front();
+  for (const QueuedJob& job : queue) {
+    if (AheadInLine(job, *head)) head = &job;
+  }
+  if (previous.job_id == head->job_id) return previous;
+  return HeadOfLine{head->job_id, now};
+}
+
+Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJob>& running,
+                const HeroCandidate& candidate, Seconds hero_wait, TimePoint now, HeroPlan* plan) {
+  *plan = HeroPlan{};
+  plan->job_id = candidate.job_id;
+  Status valid = ValidateNodes(nodes);
+  if (!valid.ok()) return valid;
+  if (candidate.request.node_count == 0 || candidate.request.gpus_per_node == 0) {
+    return Status::InvalidArgument("hero candidate job " + std::to_string(candidate.job_id) +
+                                   ": a request of 0 nodes or 0 GPUs per node");
+  }
+  if (hero_wait < 0) return Status::InvalidArgument("HeroWait: negative (" + std::to_string(hero_wait) + " s)");
+
+  std::map<int32_t, NodeRelease> release;
+  for (const NodeState& n : nodes) release[n.index] = NodeRelease{now, 0, n.index};
+  for (const RunningJob& job : running) {
+    for (int32_t index : job.nodes) {
+      auto it = release.find(index);
+      if (it == release.end()) {
+        return Status::InvalidArgument("running job " + std::to_string(job.job_id) + ": unknown node index " +
+                                       std::to_string(index));
+      }
+      it->second.release = std::max(it->second.release, ReleaseTime(job));
+      it->second.top_priority = std::max(it->second.top_priority, job.priority);
+    }
+  }
+
+  Seconds waited = now - candidate.first_in_line_since;
+  if (waited < hero_wait) {
+    plan->why_not = "first in line for " + std::to_string(waited) + " s, HeroWait is " + std::to_string(hero_wait) + " s";
+    return Status::Ok();
+  }
+  std::vector<NodeRelease> eligible;
+  for (const NodeState& n : nodes) {
+    if (n.usable && n.total_gpus == candidate.request.gpus_per_node) eligible.push_back(release[n.index]);
+  }
+  if (eligible.size() < candidate.request.node_count) {
+    plan->why_not = "needs " + std::to_string(candidate.request.node_count) + " whole nodes of " +
+                    std::to_string(candidate.request.gpus_per_node) + " GPUs, " + std::to_string(eligible.size()) +
+                    " usable";
+    return Status::Ok();
+  }
+  std::sort(eligible.begin(), eligible.end(), [](const NodeRelease& a, const NodeRelease& b) {
+    return std::tie(a.release, a.top_priority, a.index) < std::tie(b.release, b.top_priority, b.index);
+  });
+  plan->active = true;
+  for (uint32_t i = 0; i < candidate.request.node_count; ++i) {
+    plan->nodes.push_back(eligible[i].index);
+    plan->planned_start = std::max(plan->planned_start, eligible[i].release);
+  }
+  return Status::Ok();
+}
+
+bool MayUseHeldNodes(const HeroPlan& plan, const StartingJob& job, TimePoint now) {
+  if (!plan.active || job.job_id == plan.job_id) return true;
+  if (now + std::max<Seconds>(job.min_runtime, 0) <= plan.planned_start) return true;
+  return job.time_limit >= 0 && now + job.time_limit <= plan.planned_start;
+}
+
+}  // namespace budget

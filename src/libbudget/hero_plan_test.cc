@@ -1,0 +1,212 @@
+// Tests of the hero plan (hero_plan.h): head of line, node choice by release
+// time and rank, the hold, and the errors.
+#include "libbudget/test_support.h"
+
+#include <string>
+#include <vector>
+
+#include "libbudget/hero_plan.h"
+
+using budget::GpuRequest;
+using budget::HeadOfLine;
+using budget::HeroCandidate;
+using budget::HeroPlan;
+using budget::MayUseHeldNodes;
+using budget::NodeState;
+using budget::PlanHero;
+using budget::QueuedJob;
+using budget::RunningJob;
+using budget::StartingJob;
+using budget::Status;
+using budget::UpdateHeadOfLine;
+
+namespace {
+
+constexpr budget::TimePoint kNow = 10000;
+
+std::vector<NodeState> Nodes(const std::vector<uint32_t>& free) {
+  std::vector<NodeState> nodes;
+  for (size_t i = 0; i < free.size(); ++i) {
+    NodeState n;
+    n.index = int32_t(i);
+    n.free_gpus = free[i];
+    nodes.push_back(n);
+  }
+  return nodes;
+}
+
+RunningJob Job(uint32_t id, std::vector<int32_t> nodes, budget::TimePoint start, budget::Seconds min_runtime,
+               budget::Seconds limit, uint32_t priority) {
+  RunningJob j;
+  j.job_id = id;
+  j.nodes = std::move(nodes);
+  j.start = start;
+  j.min_runtime = min_runtime;
+  j.time_limit = limit;
+  j.priority = priority;
+  return j;
+}
+
+HeroCandidate Hero(uint32_t nodes, uint32_t gpus, budget::TimePoint since) {
+  HeroCandidate c;
+  c.job_id = 99;
+  c.request = GpuRequest{nodes, gpus};
+  c.first_in_line_since = since;
+  return c;
+}
+
+std::string Join(const std::vector<int32_t>& v) {
+  std::string s;
+  for (int32_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+void test_head_of_line(void**) {
+  std::vector<QueuedJob> queue = {{5, 100, 50}, {6, 200, 60}, {7, 200, 55}};
+  // Priority 200 beats 100; between 6 and 7 (both 200) the earlier submit
+  // (55) wins: job 7, first since now.
+  HeadOfLine head = UpdateHeadOfLine(HeadOfLine{}, queue, kNow);
+  assert_int_equal(head.job_id, 7);
+  assert_int_equal(head.since, kNow);
+  // Still first 60 s later: the clock keeps its start.
+  head = UpdateHeadOfLine(head, queue, kNow + 60);
+  assert_int_equal(head.since, kNow);
+  // Job 3 ties job 7 on priority (200) and submit (55): the lower id, 3, wins.
+  queue.push_back({3, 200, 55});
+  head = UpdateHeadOfLine(head, queue, kNow + 90);
+  assert_int_equal(head.job_id, 3);
+  assert_int_equal(head.since, kNow + 90);
+  // Empty queue: nobody.
+  head = UpdateHeadOfLine(head, {}, kNow + 100);
+  assert_int_equal(head.job_id, 0);
+}
+
+void test_not_yet_a_hero(void**) {
+  HeroPlan plan;
+  // First in line for 100 s, HeroWait 600 s: inactive.
+  Status st = PlanHero(Nodes({8, 8}), {}, Hero(2, 8, kNow - 100), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_false(plan.active);
+  assert_true(plan.why_not.find("100 s") != std::string::npos);
+  // Not whole nodes (4 of 8 GPUs per node): no eligible node.
+  st = PlanHero(Nodes({8, 8}), {}, Hero(1, 4, kNow - 700), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_false(plan.active);
+  // 3 whole nodes asked for, 2 exist.
+  st = PlanHero(Nodes({8, 8}), {}, Hero(3, 8, kNow - 700), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_false(plan.active);
+  assert_false(plan.why_not.empty());
+}
+
+void test_nodes_by_release_then_rank(void**) {
+  std::vector<NodeState> nodes = Nodes({0, 0, 4, 0});
+  std::vector<RunningJob> running = {
+      // node 0: protected until 10000-100+300 = 10200, limit later.
+      Job(1, {0}, kNow - 100, 300, 3600, 50),
+      // node 1: protection ends 10000-100+600 = 10500 but the limit (200 s)
+      // ends it at 10000-100+200 = 10100.
+      Job(2, {1}, kNow - 100, 600, 200, 50),
+      // node 2: unallocated (min_runtime 0): releases now (max(now, 9900)).
+      Job(3, {2}, kNow - 100, 0, 3600, 90),
+      // node 3: two jobs; releases when the later does: 10000+400 = 10400.
+      Job(4, {3}, kNow, 100, -1, 10), Job(5, {3}, kNow, 400, -1, 10),
+  };
+  HeroPlan plan;
+  // Releases: n0 10200, n1 10100, n2 10000, n3 10400. Three nodes: 2, 1, 0;
+  // planned start = the latest of them, 10200.
+  Status st = PlanHero(nodes, running, Hero(3, 8, kNow - 600), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_true(plan.active);
+  assert_string_equal(Join(plan.nodes).c_str(), "2,1,0");
+  assert_int_equal(plan.planned_start, 10200);
+}
+
+void test_equal_release_prefers_lowest_rank(void**) {
+  std::vector<NodeState> nodes = Nodes({0, 0, 0});
+  std::vector<RunningJob> running = {
+      // All three release at 10000+300 = 10300; priorities 80, 20 and (30,
+      // 70) -> node keys 80, 20, 70: order 1, 2, 0.
+      Job(1, {0}, kNow, 300, -1, 80), Job(2, {1}, kNow, 300, -1, 20),
+      Job(3, {2}, kNow, 300, -1, 30), Job(4, {2}, kNow, 300, -1, 70),
+  };
+  HeroPlan plan;
+  Status st = PlanHero(nodes, running, Hero(2, 8, kNow - 600), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_string_equal(Join(plan.nodes).c_str(), "1,2");
+  // Free nodes win over busy ones: node index 3 added free -> chosen first.
+  nodes = Nodes({0, 0, 0, 8});
+  st = PlanHero(nodes, running, Hero(2, 8, kNow - 600), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_string_equal(Join(plan.nodes).c_str(), "3,1");
+  // Unusable nodes are never planned: node 3 drained -> 1, 2 again.
+  nodes[3].usable = false;
+  st = PlanHero(nodes, running, Hero(2, 8, kNow - 600), 600, kNow, &plan);
+  assert_true(st.ok());
+  assert_string_equal(Join(plan.nodes).c_str(), "1,2");
+}
+
+struct HoldCase {
+  const char* what;
+  uint32_t job_id;
+  budget::Seconds min_runtime;
+  budget::Seconds time_limit;
+  bool allowed;
+};
+
+void test_hold(void**) {
+  HeroPlan plan;
+  plan.active = true;
+  plan.job_id = 99;
+  plan.planned_start = kNow + 600;
+  const HoldCase cases[] = {
+      {"the hero itself", 99, 3600, -1, true},
+      {"unallocated work (preemptible at once)", 7, 0, -1, true},
+      // now + 600 = planned start: preemptible exactly then -> allowed.
+      {"protection ends at the planned start", 7, 600, -1, true},
+      {"protection ends after the planned start", 7, 601, -1, false},
+      // limit 300: ends at now+300 <= now+600 -> allowed despite protection.
+      {"ends before the planned start", 7, 3600, 300, true},
+      {"ends after the planned start", 7, 3600, 601, false},
+      {"unlimited and protected", 7, 3600, -1, false},
+  };
+  for (const HoldCase& c : cases) {
+    bool allowed = MayUseHeldNodes(plan, StartingJob{c.job_id, c.min_runtime, c.time_limit}, kNow);
+    if (allowed != c.allowed) fail_msg("%s: allowed %d, want %d", c.what, allowed, c.allowed);
+  }
+  // An inactive plan holds nothing.
+  plan.active = false;
+  assert_true(MayUseHeldNodes(plan, StartingJob{7, 3600, -1}, kNow));
+}
+
+void test_errors(void**) {
+  HeroPlan plan;
+  // 0 nodes asked for.
+  assert_false(PlanHero(Nodes({8}), {}, Hero(0, 8, 0), 600, kNow, &plan).ok());
+  // 0 GPUs per node.
+  assert_false(PlanHero(Nodes({8}), {}, Hero(1, 0, 0), 600, kNow, &plan).ok());
+  // Negative HeroWait.
+  assert_false(PlanHero(Nodes({8}), {}, Hero(1, 8, 0), -1, kNow, &plan).ok());
+  // A running job on node 5 of a 1-node cluster.
+  Status st = PlanHero(Nodes({8}), {Job(1, {5}, kNow, 0, -1, 0)}, Hero(1, 8, 0), 600, kNow, &plan);
+  assert_false(st.ok());
+  assert_true(st.message().find("unknown node index 5") != std::string::npos);
+  // free > total is refused by ValidateNodes.
+  std::vector<NodeState> bad = Nodes({9});
+  assert_false(PlanHero(bad, {}, Hero(1, 8, 0), 600, kNow, &plan).ok());
+  assert_false(plan.active);
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_head_of_line),
+      cmocka_unit_test(test_not_yet_a_hero),
+      cmocka_unit_test(test_nodes_by_release_then_rank),
+      cmocka_unit_test(test_equal_release_prefers_lowest_rank),
+      cmocka_unit_test(test_hold),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
