@@ -67,6 +67,7 @@ json_object* NodeToJson(const SnapshotNode& n) {
   Add(o, "normalized_share", NewNumber(n.normalized_share));
   Add(o, "entitlement", NewNumber(n.entitlement));
   Add(o, "window_usage", NewNumber(n.window_usage));
+  Add(o, "usage_ratio", NewNumber(n.usage_ratio));
   Add(o, "unallocated", NewNumber(n.unallocated));
   Add(o, "owed", NewNumber(n.owed));
   Add(o, "delivered", NewNumber(n.delivered));
@@ -320,6 +321,7 @@ void ParseNode(const json_object* obj, const std::string& path, SnapshotNode* n,
   r.Number("normalized_share", &n->normalized_share, false);
   r.Number("entitlement", &n->entitlement, false);
   r.Number("window_usage", &n->window_usage, false);
+  r.Number("usage_ratio", &n->usage_ratio, false);
   r.Number("unallocated", &n->unallocated, false);
   r.Number("owed", &n->owed, false);
   r.Number("delivered", &n->delivered, false);
@@ -662,6 +664,7 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     n.normalized_share = t.normalized_share;
     n.entitlement = t.entitlement;
     n.window_usage = order.standing(id).window_usage;
+    n.usage_ratio = order.standing(id).usage_ratio;
     n.rank = order.standing(id).rank;
     n.sibling_ratio = order.sibling_ratio(id);
     n.unallocated = ledger->WindowUsage(t.path, Ledger::Series::kUnallocated, now);

@@ -20,8 +20,9 @@
 //     "nodes": [ { "path": "llm/pretrain", "name": "pretrain", "depth": 2,
 //                  "owners": [..], "account": "pretrain", "user": "",
 //                  "share": 70, "normalized_share": 0.7, "entitlement": 0.35,
-//                  "window_usage": 3600, "unallocated": 0, "owed": 7200,
-//                  "delivered": 3600, "running_gpus": 8, "pending_gpus": 16,
+//                  "window_usage": 3600, "usage_ratio": 0.2,
+//                  "unallocated": 0, "owed": 7200, "delivered": 3600,
+//                  "running_gpus": 8, "pending_gpus": 16,
 //                  "sibling_ratio": 0.8 | null, "rank": 0 | null }, .. ],
 //     "jobs": [ { "job_id": 12, "state": "pending", "user": "alice",
 //                 "account": "pretrain", "node_path": "llm/pretrain",
@@ -89,6 +90,8 @@ struct SnapshotNode {
   double normalized_share = 1.0;
   double entitlement = 1.0;
   double window_usage = 0.0;  // allocated GPU-s (what ranks the node)
+  // Standing::usage_ratio: window_usage / (entitlement x capacity x window).
+  double usage_ratio = 0.0;
   double unallocated = 0.0;   // unallocated GPU-s
   double owed = 0.0;          // GPU-s owed over the window (metrics)
   double delivered = 0.0;     // GPU-s delivered over the window (metrics)

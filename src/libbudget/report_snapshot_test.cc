@@ -71,6 +71,7 @@ ReportSnapshot Sample() {
   llm.normalized_share = 0.5;
   llm.entitlement = 0.5;
   llm.window_usage = 3600;
+  llm.usage_ratio = 0.25;
   llm.unallocated = 120;
   llm.owed = 7200;
   llm.delivered = 3600;
@@ -139,6 +140,7 @@ void AssertNodesEqual(const SnapshotNode& a, const SnapshotNode& b) {
                              {a.normalized_share, b.normalized_share},
                              {a.entitlement, b.entitlement},
                              {a.window_usage, b.window_usage},
+                             {a.usage_ratio, b.usage_ratio},
                              {a.unallocated, b.unallocated},
                              {a.owed, b.owed},
                              {a.delivered, b.delivered},
@@ -405,6 +407,8 @@ void TestNodesCarryOrderLedgerAndMetrics(void**) {
   assert_float_equal(a.window_usage, 36000, 0);
   assert_float_equal(b.window_usage, 3600, 0);
   assert_float_equal(root.window_usage, 39600, 0);
+  // a's usage ratio: 36000 / (0.7 x 10 x 7200 = 50400) = 0.714
+  assert_float_equal(a.usage_ratio, 36000.0 / 50400, 1e-12);
   // Ratios: a (36000/39600)/0.7 = 1.2987 > b (3600/39600)/0.3 = 0.3030, so
   // b ranks first (0), a second (1); the root has no rank.
   assert_int_equal(b.rank, 0);
