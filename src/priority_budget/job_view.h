@@ -1,0 +1,79 @@
+// JobView: what priority/budget needs to know about one Slurm job, copied out
+// of slurmctld's job record under the job read lock so that every decision
+// is taken on a snapshot, outside slurmctld's locks.
+//
+// The struct itself is Slurm-free (the pass, the charging and their tests use
+// it); the functions that fill it from slurmctld (job_view.cc) are the only
+// code here that reads job records.
+//
+// User priority. Slurm users order their own jobs with `--nice` (`sbatch
+// --nice=100`, `scontrol update job=X nice=100`): a higher nice is a lower
+// priority, users may only raise their nice, operators may also lower it.
+// Within one leaf of the tree the job's user priority is
+//     kNeutralUserPriority - nice, clamped to [0, kMaxUserPriority],
+// so nice 0 = 10000, nice 100 = 9900, nice -100 (operator) = 10100. The core
+// orders by it only among jobs of the same tree node (order.h): a nice never
+// moves a job past another team's. `--priority` (operators only) sets a
+// fixed priority that the plugin leaves alone (direct_set_prio).
+//
+// GPUs. A job's GPU count is the `gres/gpu=N` entry of its formatted TRES:
+// allocated TRES for running jobs, requested TRES for pending ones.
+//
+// Thread safety: plain values. Snapshot functions REQUIRE the job read lock
+// (they are called by the recalc thread through slurmctld_locks.h).
+#ifndef SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_H_
+#define SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+#include "libbudget/standing.h"
+
+namespace budget_prio {
+
+enum class JobPhase { kPending, kRunning, kSuspended, kFinished };
+
+struct JobView {
+  uint32_t job_id = 0;
+  std::string account;        // "" when the job has none
+  std::string user;           // "" until resolved from uid
+  uid_t uid = 0;
+  JobPhase phase = JobPhase::kPending;
+  // Pending with priority 0 (user or admin hold), or a priority an operator
+  // set (`--priority`, direct_set_prio): the plugin never changes either.
+  bool held = false;
+  bool fixed_priority = false;
+  double gpus = 0;            // allocated (running) or requested (pending)
+  budget::TimePoint submit_time = 0;
+  budget::TimePoint start_time = 0;
+  budget::TimePoint end_time = 0;   // finished jobs only
+  int64_t nice = 0;           // without Slurm's NICE_OFFSET
+  std::string admin_comment;  // holds the contract record (job_contract.h)
+  uint32_t priority = 0;      // the job's priority when it was copied
+};
+
+constexpr uint32_t kNeutralUserPriority = 10000;
+constexpr uint32_t kMaxUserPriority = 65534;
+
+// kNeutralUserPriority - nice, clamped to [0, kMaxUserPriority].
+uint32_t UserPriorityFromNice(int64_t nice);
+
+// N of the first `gres/gpu=N` entry of a formatted TRES string such as
+// "cpu=1,mem=1G,node=1,billing=1,gres/gpu=2" (typed entries such as
+// `gres/gpu:a100=2` are ignored: the untyped one is the total). 0 if none.
+double GpuCountFromTres(std::string_view tres);
+
+// What the recalc thread copies at each pass: every pending, running and
+// suspended job, plus finished jobs that still need charging, and the
+// cluster's GPU capacity.
+struct JobSnapshot {
+  std::vector<JobView> jobs;
+  double capacity_gpus = 0;
+};
+
+}  // namespace budget_prio
+
+#endif  // SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_H_

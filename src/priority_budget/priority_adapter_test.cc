@@ -1,0 +1,376 @@
+// Tests of the Slurm-free half of priority/budget: nice -> user priority,
+// GPU counts from TRES strings, charging a job snapshot into the ledger
+// (cursors, tails, suspension, unknown accounts, demand), the pass's order
+// and priorities, tree sources and reloading (bad tree keeps the last good
+// one, which is saved), and the atomic state files. Expected values worked
+// out by hand above each assertion.
+#include "libbudget/test_support.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "libbudget/ledger.h"
+#include "libbudget/tree.h"
+#include "priority_budget/job_view.h"
+#include "priority_budget/priority_pass.h"
+#include "priority_budget/state_files.h"
+#include "priority_budget/tree_reloader.h"
+#include "priority_budget/tree_source.h"
+#include "priority_budget/usage_charging.h"
+
+namespace {
+
+using budget::Ledger;
+using budget_prio::JobPhase;
+using budget_prio::JobView;
+
+// Two teams at 70/30 and a posttrain-like account with a user node.
+const char kTree[] = R"({ "name": "cluster", "children": [
+    { "name": "a", "share": 70, "account": "acct_a" },
+    { "name": "b", "share": 30, "account": "acct_b", "children": [
+        { "name": "bob", "share": 1, "user": "bob" } ] } ] })";
+
+budget::AllocationTree ParseTree(const char* json) {
+  budget::AllocationTree tree;
+  budget::Status st = budget::AllocationTree::Parse(json, "test", &tree, nullptr);
+  assert_true(st.ok());
+  return tree;
+}
+
+Ledger::Options SmallWindow() {
+  Ledger::Options options;
+  options.window = 600;  // 10 min of 5-s buckets
+  options.bucket_width = 5;
+  options.report_bucket_width = 5;
+  return options;
+}
+
+JobView Job(uint32_t id, const char* account, const char* user, JobPhase phase, double gpus,
+            budget::TimePoint start, const char* contract = "contract:min_runtime=60,resumable=0,declared=1") {
+  JobView job;
+  job.job_id = id;
+  job.account = account;
+  job.user = user;
+  job.phase = phase;
+  job.gpus = gpus;
+  job.start_time = start;
+  job.submit_time = start > 0 ? start - 1 : 1;
+  job.admin_comment = contract;
+  return job;
+}
+
+std::string TempDir() {
+  char dir[] = "/tmp/priority_adapter_test.XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  return dir;
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  FILE* f = fopen(path.c_str(), "w");
+  assert_non_null(f);
+  fputs(text.c_str(), f);
+  fclose(f);
+}
+
+// --- job_view ---------------------------------------------------------------
+
+void test_user_priority_from_nice(void** /*state*/) {
+  struct { int64_t nice; uint32_t want; } cases[] = {
+      {0, 10000},        // neutral
+      {100, 9900},       // 10000 - 100
+      {-100, 10100},     // operators may lower nice: 10000 + 100
+      {20000, 0},        // 10000 - 20000 < 0: clamped to 0
+      {-60000, 65534},   // 10000 + 60000 = 70000 > 65534: clamped
+  };
+  for (const auto& c : cases) assert_int_equal(budget_prio::UserPriorityFromNice(c.nice), c.want);
+}
+
+void test_gpu_count_from_tres(void** /*state*/) {
+  struct { const char* tres; double want; } cases[] = {
+      {"cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2", 2},
+      {"gres/gpu=8", 8},
+      {"cpu=4,gres/gpu:a100=4,gres/gpu=4", 4},  // the untyped total
+      {"cpu=4,gres/gpu:a100=4", 0},             // typed only: no total
+      {"cpu=1,mem=1G", 0},
+      {"", 0},
+      {"gres/gpu=", 0},
+      {"gres/gpux=3", 0},
+  };
+  for (const auto& c : cases) assert_true(budget_prio::GpuCountFromTres(c.tres) == c.want);
+}
+
+// --- usage charging --------------------------------------------------------
+
+void test_running_job_charged_from_cursor_never_twice(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  std::vector<JobView> jobs = {Job(1, "acct_a", "alice", JobPhase::kRunning, 2, 100)};
+  budget_prio::ChargeJobs(jobs, tree, config, 100, 110, &ledger);
+  // 2 GPUs x [100, 110) = 20 GPU-s to "a".
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 110) == 20);
+  assert_int_equal(ledger.ChargedUntil(1), 110);
+  budget_prio::ChargeJobs(jobs, tree, config, 110, 120, &ledger);
+  // + 2 x [110, 120) = 40 in all; the first 10 s are not charged again.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 40);
+  // The same pass replayed (a restart that reloads the cursor): nothing more.
+  budget_prio::ChargeJobs(jobs, tree, config, 120, 120, &ledger);
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 40);
+}
+
+void test_unallocated_suspended_and_unknown_jobs(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  std::vector<JobView> jobs = {
+      Job(1, "acct_b", "bob", JobPhase::kRunning, 1, 100, "contract:min_runtime=0,resumable=1,declared=1"),
+      Job(2, "acct_b", "carol", JobPhase::kSuspended, 4, 100),
+      Job(3, "nowhere", "dave", JobPhase::kRunning, 8, 100),
+      Job(4, "acct_b", "carol", JobPhase::kRunning, 1, 100, ""),  // no record: DefaultMinRuntime=0
+  };
+  budget_prio::ChargeJobs(jobs, tree, config, 100, 110, &ledger);
+  // bob's min-runtime-0 job: 1 x 10 = 10 unallocated GPU-s on b/bob, none allocated.
+  assert_true(ledger.WindowUsage("b/bob", Ledger::Series::kUnallocated, 110) == 10);
+  assert_true(ledger.WindowUsage("b/bob", Ledger::Series::kAllocated, 110) == 0);
+  // carol has no node of her own: her jobs go to "b"; the suspended one is
+  // not charged, the one without a record is unallocated work: 1 x 10 = 10.
+  assert_true(ledger.WindowUsage("b", Ledger::Series::kAllocated, 110) == 0);
+  assert_true(ledger.WindowUsage("b", Ledger::Series::kUnallocated, 110) == 10);
+  // ... but the suspended job's cursor moved, so its pause is never charged.
+  assert_int_equal(ledger.ChargedUntil(2), 110);
+  // The unknown account is charged nowhere and gets no cursor.
+  assert_int_equal(ledger.ChargedUntil(3), 0);
+  assert_int_equal(ledger.path_count(), 2);
+  // With DefaultMinRuntime > 0, a job without a record is allocated work.
+  config.default_min_runtime = 60;
+  assert_true(budget_prio::IsAllocatedWork(jobs[3], config));
+}
+
+void test_finished_job_tail_charged_once_then_forgotten(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  JobView job = Job(7, "acct_a", "x", JobPhase::kRunning, 4, 100);
+  budget_prio::ChargeJobs({job}, tree, config, 100, 110, &ledger);
+  job.phase = JobPhase::kFinished;
+  job.end_time = 115;
+  budget_prio::ChargeJobs({job}, tree, config, 110, 120, &ledger);
+  // 4 x [100, 110) + 4 x [110, 115) = 40 + 20 = 60.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 60);
+  budget_prio::ChargeJobs({job}, tree, config, 120, 130, &ledger);
+  // Seen again (still in slurmctld's list): still 60.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 130) == 60);
+  assert_int_equal(ledger.ChargedUntil(7), 115);
+  // Purged from slurmctld: its cursor goes.
+  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({}, tree, config, 130, 140, &ledger);
+  assert_int_equal(stats.forgotten, 1);
+  assert_int_equal(ledger.ChargedUntil(7), 0);
+}
+
+void test_finished_job_without_cursor(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  // Started and ended between two passes (last pass 100, now 130): charged.
+  JobView seen = Job(1, "acct_a", "x", JobPhase::kFinished, 2, 105);
+  seen.end_time = 125;
+  // Ended before the previous pass, e.g. before a restart: not charged.
+  JobView old = Job(2, "acct_a", "x", JobPhase::kFinished, 2, 50);
+  old.end_time = 90;
+  budget_prio::ChargeJobs({seen, old}, tree, config, 100, 130, &ledger);
+  // 2 x [105, 125) = 40 only.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 130) == 40);
+}
+
+void test_pending_demand(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  JobView pending = Job(1, "acct_a", "x", JobPhase::kPending, 3, 0);
+  JobView held = Job(2, "acct_a", "x", JobPhase::kPending, 5, 0);
+  held.held = true;
+  budget_prio::ChargeJobs({pending, held}, tree, config, 100, 110, &ledger);
+  // 3 GPUs x 10 s = 30 GPU-s of demand; the held job asks for nothing.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kDemand, 110) == 30);
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 110) == 0);
+}
+
+// --- the pass --------------------------------------------------------------
+
+uint32_t PriorityOf(const budget_prio::PassResult& result, uint32_t job_id) {
+  for (const auto& [id, priority] : result.priorities) {
+    if (id == job_id) return priority;
+  }
+  return 0;
+}
+
+void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  config.unknown_account = budget::UnknownAccountPolicy::kUnallocated;
+  Ledger ledger(SmallWindow());
+  // a used 700 GPU-s, b 100: a took 7/8 of the usage for a 70% share
+  // (ratio 0.875 / 0.7 = 1.25), b 1/8 for 30% (0.125 / 0.3 = 0.42): b first.
+  ledger.Charge("a", Ledger::Series::kAllocated, 0, 100, 7);
+  ledger.Charge("b", Ledger::Series::kAllocated, 0, 100, 1);
+  std::vector<JobView> jobs = {
+      Job(1, "acct_a", "x", JobPhase::kPending, 1, 0),
+      Job(2, "acct_b", "carol", JobPhase::kPending, 1, 0),
+      Job(3, "nowhere", "y", JobPhase::kPending, 1, 0),
+      Job(4, "acct_a", "x", JobPhase::kPending, 1, 0, "contract:min_runtime=0,resumable=0,declared=1"),
+  };
+  JobView niced = Job(5, "acct_a", "x", JobPhase::kPending, 1, 0);
+  niced.nice = 100;
+  jobs.push_back(niced);
+  JobView held = Job(6, "acct_b", "carol", JobPhase::kPending, 1, 0);
+  held.held = true;
+  jobs.push_back(held);
+  budget_prio::PassResult result;
+  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 100, &ledger, &result).ok());
+  // Allocated: b's job, then a's (nice 0), then a's niced one; then
+  // unallocated: a's min-runtime-0 job, then the unknown account's.
+  assert_int_equal(result.priorities.size(), 5);  // the held job gets none
+  assert_int_equal(result.priorities[0].first, 2);
+  assert_int_equal(result.priorities[1].first, 1);
+  assert_int_equal(result.priorities[2].first, 5);
+  assert_int_equal(result.priorities[3].first, 4);
+  assert_int_equal(result.priorities[4].first, 3);
+  assert_true(PriorityOf(result, 2) > PriorityOf(result, 1));
+  // nice 0 -> user priority 10000 > nice 100 -> 9900, same node: higher.
+  assert_true(PriorityOf(result, 1) > PriorityOf(result, 5));
+  assert_true(PriorityOf(result, 5) > PriorityOf(result, 4));
+  assert_true(PriorityOf(result, 4) > PriorityOf(result, 3));
+  // The unknown account's job: unallocated, no rank: 1 (order.h encoding).
+  assert_int_equal(PriorityOf(result, 3), 1);
+  // Nodes with work in rank order: b (carol's job is on b itself), then a.
+  assert_int_equal(result.ranked_paths_with_demand.size(), 2);
+  assert_string_equal(result.ranked_paths_with_demand[0].c_str(), "b");
+  assert_string_equal(result.ranked_paths_with_demand[1].c_str(), "a");
+  // Usage shifts (b takes 2000 more GPU-s): a is now the under-served one.
+  ledger.Charge("b", Ledger::Series::kAllocated, 100, 200, 20);
+  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
+  assert_int_equal(result.priorities[0].first, 1);
+  assert_true(PriorityOf(result, 1) > PriorityOf(result, 2));
+  // A user's nice never jumps a team: even a much better nice on b's job
+  // (user priority 65534) stays below a's jobs now.
+  jobs[1].nice = -60000;
+  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
+  assert_true(PriorityOf(result, 5) > PriorityOf(result, 2));
+}
+
+// --- tree source and reloading ----------------------------------------------
+
+void test_tree_source_specs(void** /*state*/) {
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec("/etc/slurm/tree.json", &source).ok());
+  assert_true(source.is_file());
+  assert_true(budget_prio::TreeSource::FromSpec("file:///etc/slurm/tree.json", &source).ok());
+  assert_string_equal(source.description().c_str(), "/etc/slurm/tree.json");
+  assert_true(budget_prio::TreeSource::FromSpec("https://budgets.example/tree.json", &source).ok());
+  assert_false(source.is_file());
+  assert_int_equal(source.ModificationTime(), 0);
+  assert_false(budget_prio::TreeSource::FromSpec("", &source).ok());
+  assert_false(budget_prio::TreeSource::FromSpec("ftp://x/tree.json", &source).ok());
+  assert_false(budget_prio::TreeSource::FromSpec("file://relative", &source).ok());
+}
+
+void test_unreachable_url_is_an_error(void** /*state*/) {
+  budget_prio::TreeSource source;
+  // Port 1 on localhost: nothing listens, connection refused at once.
+  assert_true(budget_prio::TreeSource::FromSpec("http://127.0.0.1:1/tree.json", &source).ok());
+  std::string text;
+  budget::Status st = source.Fetch(&text);
+  assert_false(st.ok());
+  assert_non_null(strstr(st.message().c_str(), "http://127.0.0.1:1/tree.json"));
+}
+
+void test_reloader_keeps_last_good_tree(void** /*state*/) {
+  std::string dir = TempDir();
+  std::string tree_file = dir + "/tree.json";
+  std::string last_good = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName);
+  WriteText(tree_file, kTree);
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec(tree_file, &source).ok());
+  budget_prio::TreeReloader reloader(source, last_good, 300);
+  assert_true(reloader.LoadLastGood().IsNotFound());
+  assert_true(reloader.ReloadDue(1000));
+  budget_prio::ReloadOutcome outcome = reloader.Reload(1000);
+  assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kLoaded);
+  // cluster, a, b, bob = 4 nodes; saved as the last good copy.
+  assert_int_equal(reloader.tree().size(), 4);
+  std::string saved;
+  assert_true(budget_prio::ReadWholeFile(last_good, &saved).ok());
+  assert_string_equal(saved.c_str(), kTree);
+  // Not due again before BudgetRefresh (300 s) unless the file changes.
+  assert_false(reloader.ReloadDue(1100));
+  assert_true(reloader.ReloadDue(1300));
+  // A malformed document: refused with the core's JSON path, tree kept.
+  WriteText(tree_file, R"({ "name": "cluster", "children": [ { "name": "a", "share": -1 } ] })");
+  assert_true(reloader.ReloadDue(1101));
+  outcome = reloader.Reload(1101);
+  assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kRefused);
+  assert_non_null(strstr(outcome.message.c_str(), "$.children[0].share"));
+  assert_int_equal(reloader.tree().size(), 4);
+  assert_true(budget_prio::ReadWholeFile(last_good, &saved).ok());
+  assert_string_equal(saved.c_str(), kTree);
+  // The source gone: refused too, tree kept.
+  unlink(tree_file.c_str());
+  outcome = reloader.Reload(1200);
+  assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kRefused);
+  assert_int_equal(reloader.tree().size(), 4);
+  // A restart with the source down still has the tree (from the last good copy).
+  budget_prio::TreeReloader restarted(source, last_good, 300);
+  assert_true(restarted.LoadLastGood().ok());
+  assert_int_equal(restarted.tree().size(), 4);
+  unlink(last_good.c_str());
+  rmdir(dir.c_str());
+}
+
+// --- state files -------------------------------------------------------------
+
+void test_atomic_write_and_set_aside(void** /*state*/) {
+  std::string dir = TempDir();
+  std::string path = dir + "/f";
+  assert_true(budget_prio::WriteFileAtomically(path, "one").ok());
+  assert_true(budget_prio::WriteFileAtomically(path, "two").ok());
+  std::string text;
+  assert_true(budget_prio::ReadWholeFile(path, &text).ok());
+  assert_string_equal(text.c_str(), "two");
+  assert_int_equal(access((path + ".tmp").c_str(), F_OK), -1);  // no temporary left
+  std::string moved;
+  assert_true(budget_prio::SetAsideCorruptFile(path, 42, &moved).ok());
+  assert_string_equal(moved.c_str(), (path + ".corrupt.42").c_str());
+  assert_true(budget_prio::ReadWholeFile(path, &text).IsNotFound());
+  // A directory that does not exist: IOError naming the temporary file.
+  budget::Status st = budget_prio::WriteFileAtomically(dir + "/no/such/f", "x");
+  assert_false(st.ok());
+  assert_non_null(strstr(st.message().c_str(), "/no/such/f.tmp"));
+  unlink(moved.c_str());
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_user_priority_from_nice),
+      cmocka_unit_test(test_gpu_count_from_tres),
+      cmocka_unit_test(test_running_job_charged_from_cursor_never_twice),
+      cmocka_unit_test(test_unallocated_suspended_and_unknown_jobs),
+      cmocka_unit_test(test_finished_job_tail_charged_once_then_forgotten),
+      cmocka_unit_test(test_finished_job_without_cursor),
+      cmocka_unit_test(test_pending_demand),
+      cmocka_unit_test(test_pass_orders_teams_by_usage_over_share),
+      cmocka_unit_test(test_tree_source_specs),
+      cmocka_unit_test(test_unreachable_url_is_an_error),
+      cmocka_unit_test(test_reloader_keeps_last_good_tree),
+      cmocka_unit_test(test_atomic_write_and_set_aside),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

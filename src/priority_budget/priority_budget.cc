@@ -1,0 +1,166 @@
+// priority/budget (`PriorityType=priority/budget`): Slurm's entry points.
+//
+// Job priority from the budget-weighted hierarchical fair-share order of the
+// core library (order.h): a thin adapter. This file only receives Slurm's
+// calls and hands them on:
+//   init/fini                       budget.conf, the recalc thread
+//   priority_p_set                  a new (or changed) job's priority from the
+//                                   last published order
+//   priority_p_reconfig             wakes the recalc thread (never fetches)
+//   priority_p_job_end              queues the job so its tail gets charged
+//   priority_p_get_priority_factors_list   sprio (sprio_factors.h)
+//   priority_p_set_assoc_usage, priority_p_calc_fs_factor   required by the
+//                                   loader; the slurmdbd association usage is
+//                                   not ours to keep (the ledger is)
+//
+// Nothing here may take slurmctld down: every entry catches everything, and a
+// bad budget.conf fails init() with file, line and key in the log.
+//
+// Locks: priority_p_set and priority_p_job_end run with the job write lock
+// held; they only take PluginState's mutex (nested inside it), never a
+// slurmctld lock.
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "libbudget/config.h"
+#include "priority_budget/job_snapshot.h"
+#include "priority_budget/plugin_state.h"
+#include "priority_budget/priority_pass.h"
+#include "priority_budget/recalc_thread.h"
+#include "priority_budget/slurm_headers.h"
+#include "priority_budget/sprio_factors.h"
+
+extern "C" {
+extern const char plugin_name[] = "Priority budget (hierarchical fair share over GPU-time budgets) plugin";
+extern const char plugin_type[] = "priority/budget";
+extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+}
+
+namespace {
+
+budget_prio::PluginState g_state;
+std::unique_ptr<budget_prio::RecalcThread> g_thread;
+
+std::string BudgetConfPath() {
+  const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
+  return budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
+}
+
+int Init() {
+  std::string path = BudgetConfPath();
+  budget::BudgetConfig config;
+  bool missing = false;
+  budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+  if (!st.ok()) {
+    error("priority/budget: %s", st.message().c_str());
+    return SLURM_ERROR;
+  }
+  if (missing || config.budget_tree.empty()) {
+    fatal("priority/budget: BudgetTree is not set in %s%s: priority/budget needs an allocation tree "
+          "(BudgetTree=<path, file://, http:// or https:// URL of the tree JSON>)",
+          path.c_str(), missing ? " (the file does not exist)" : "");
+  }
+  if (!slurm_conf.state_save_location || !*slurm_conf.state_save_location) {
+    error("priority/budget: StateSaveLocation is not set: the ledger has nowhere to live");
+    return SLURM_ERROR;
+  }
+  auto thread = std::make_unique<budget_prio::RecalcThread>(config, path, slurm_conf.state_save_location, &g_state);
+  st = thread->Start();
+  if (!st.ok()) {
+    error("priority/budget: %s", st.message().c_str());
+    return SLURM_ERROR;
+  }
+  g_thread = std::move(thread);
+  info("priority/budget: loaded; budget.conf %s, tree source %s, state in %s", path.c_str(),
+       config.budget_tree.c_str(), slurm_conf.state_save_location);
+  return SLURM_SUCCESS;
+}
+
+uint32_t InitialPriority(job_record_t* job_ptr) {
+  // An operator's --priority stays as set (as with priority/basic).
+  if (job_ptr->direct_set_prio && job_ptr->priority > 0) return job_ptr->priority;
+  std::shared_ptr<const budget_prio::OrderView> view = g_state.order();
+  budget_prio::JobView job = budget_prio::ViewOfJob(job_ptr);
+  job.phase = budget_prio::JobPhase::kPending;
+  if (!view) return 1;  // no tree yet: the lowest priority Slurm still runs
+  return budget_prio::PriorityUnder(*view, job);
+}
+
+}  // namespace
+
+extern "C" {
+
+int init(void) {
+  try {
+    return Init();
+  } catch (const std::exception& e) {
+    error("priority/budget: init failed on an internal error: %s", e.what());
+  } catch (...) {
+    error("priority/budget: init failed on an internal error");
+  }
+  return SLURM_ERROR;
+}
+
+int fini(void) {
+  try {
+    if (g_thread) g_thread->Stop();
+    g_thread.reset();
+  } catch (...) {
+    error("priority/budget: fini failed on an internal error");
+  }
+  return SLURM_SUCCESS;
+}
+
+uint32_t priority_p_set(uint32_t last_prio, job_record_t* job_ptr) {
+  try {
+    uint32_t priority = InitialPriority(job_ptr);
+    debug2("priority/budget: initial priority of JobId=%u is %u", job_ptr->job_id, priority);
+    return priority;
+  } catch (...) {
+    error("priority/budget: internal error computing the priority of JobId=%u; using 1", job_ptr->job_id);
+    return 1;
+  }
+}
+
+void priority_p_reconfig(bool assoc_clear) {
+  try {
+    if (g_thread) g_thread->RequestReconfigure();
+  } catch (...) {
+    error("priority/budget: reconfigure failed on an internal error");
+  }
+}
+
+void priority_p_set_assoc_usage(slurmdb_assoc_rec_t* assoc) {}
+
+double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm) {
+  // Only sshare calls this, for Slurm's own fair-share display; the budget
+  // order does not use association shares. Same formula as priority/basic.
+  if (shares_norm <= 0.0 || std::isnan(static_cast<double>(shares_norm))) return 0.0;
+  return std::pow(2.0, -static_cast<double>(usage_efctv / shares_norm));
+}
+
+List priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg, uid_t uid) {
+  try {
+    std::shared_ptr<const budget_prio::OrderView> view = g_state.order();
+    return static_cast<List>(budget_prio::BuildPriorityFactorsList(req_msg, uid, view.get()));
+  } catch (...) {
+    error("priority/budget: internal error building the sprio list");
+    return nullptr;
+  }
+}
+
+void priority_p_job_end(job_record_t* job_ptr) {
+  try {
+    budget_prio::JobView job = budget_prio::ViewOfJob(job_ptr);
+    job.phase = budget_prio::JobPhase::kFinished;
+    if (job.end_time <= 0) job.end_time = time(nullptr);
+    g_state.QueueEndedJob(std::move(job));
+  } catch (...) {
+    error("priority/budget: internal error recording the end of JobId=%u", job_ptr->job_id);
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,305 @@
+// RecalcThread: see recalc_thread.h.
+#include "priority_budget/recalc_thread.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <sstream>
+#include <unordered_set>
+#include <utility>
+
+#include "libbudget/ledger_file.h"
+#include "libbudget/time_string.h"
+#include "priority_budget/priority_pass.h"
+#include "priority_budget/slurm_headers.h"
+#include "priority_budget/slurmctld_locks.h"
+#include "priority_budget/state_files.h"
+#include "priority_budget/usage_charging.h"
+
+namespace budget_prio {
+
+struct PassTimes {
+  double snapshot_ms = 0;
+  double compute_ms = 0;
+  double apply_ms = 0;
+  double total_ms = 0;
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+budget::Ledger::Options LedgerOptions(const budget::BudgetConfig& config) {
+  budget::Ledger::Options options;
+  options.window = config.lookback_window;
+  options.bucket_width = config.ledger_bucket;
+  // The report-only series keep hourly buckets unless the window is too
+  // short or not a multiple of an hour (time-compressed tests).
+  options.report_bucket_width = (config.lookback_window % 3600 == 0 && 3600 % config.ledger_bucket == 0)
+                                    ? 3600
+                                    : config.ledger_bucket;
+  return options;
+}
+
+// Logs a possibly multi-line message, one log line per line.
+void LogErrorLines(const char* what, const std::string& message) {
+  std::istringstream lines(message);
+  std::string line;
+  while (std::getline(lines, line)) error("priority/budget: %s: %s", what, line.c_str());
+}
+
+std::string JoinPaths(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const std::string& path : paths) {
+    if (!out.empty()) out += " > ";
+    out += path;
+  }
+  return out.empty() ? "(none)" : out;
+}
+
+}  // namespace
+
+RecalcThread::RecalcThread(budget::BudgetConfig config, std::string budget_conf_path, std::string state_dir,
+                           PluginState* state)
+    : config_(std::move(config)),
+      budget_conf_path_(std::move(budget_conf_path)),
+      state_dir_(std::move(state_dir)),
+      ledger_file_(StateFile(state_dir_, kLedgerFileName)),
+      state_(state),
+      ledger_(LedgerOptions(config_)) {}
+
+RecalcThread::~RecalcThread() { Stop(); }
+
+budget::Status RecalcThread::Start() {
+  TreeSource source;
+  budget::Status st = TreeSource::FromSpec(config_.budget_tree, &source);
+  if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
+  st = budget::Ledger::CheckOptions(ledger_.options());
+  if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
+  LoadLedger();
+  reloader_ = std::make_unique<TreeReloader>(source, StateFile(state_dir_, kLastGoodTreeFileName),
+                                             config_.budget_refresh);
+  st = reloader_->LoadLastGood();
+  if (st.ok()) {
+    info("priority/budget: loaded the last good tree from %s: %zu nodes", reloader_->tree_origin().c_str(),
+         reloader_->tree().size());
+  } else if (!st.IsNotFound()) {
+    LogErrorLines("ignoring the last good tree", st.message());
+  }
+  // A first order, so that jobs submitted before the first pass get a
+  // priority under the saved usage.
+  budget::TimePoint now = time(nullptr);
+  if (reloader_->has_tree()) {
+    PassResult result;
+    if (ComputePriorities(reloader_->tree(), config_, {}, 1, now, &ledger_, &result).ok()) {
+      state_->Publish(result.view);
+    }
+  }
+  last_pass_ = now - config_.recalc_interval;
+  thread_ = std::thread(&RecalcThread::Run, this);
+  return budget::Status::Ok();
+}
+
+void RecalcThread::RequestReconfigure() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reconfigure_ = true;
+  wake_.notify_all();
+}
+
+void RecalcThread::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    wake_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void RecalcThread::Run() {
+  info("priority/budget: recalc thread started: RecalcInterval=%lld s, BudgetRefresh=%s, LookbackWindow=%s, "
+       "LedgerBucket=%s, tree source %s",
+       static_cast<long long>(config_.recalc_interval), budget::FormatDuration(config_.budget_refresh).c_str(),
+       budget::FormatDuration(config_.lookback_window).c_str(),
+       budget::FormatDuration(config_.ledger_bucket).c_str(), reloader_->source().description().c_str());
+  while (true) {
+    try {
+      RunPass();
+    } catch (const std::exception& e) {
+      error("priority/budget: pass failed on an internal error (%s); priorities unchanged", e.what());
+    } catch (...) {
+      error("priority/budget: pass failed on an internal error; priorities unchanged");
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto deadline = Clock::now() + std::chrono::seconds(std::max<budget::Seconds>(config_.recalc_interval, 1));
+    wake_.wait_until(lock, deadline, [this] { return stop_ || reconfigure_; });
+    if (stop_) break;
+  }
+  SaveLedger();
+  info("priority/budget: recalc thread stopped; ledger saved to %s", ledger_file_.c_str());
+}
+
+void RecalcThread::ReloadConfigIfAsked() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!reconfigure_) return;
+    reconfigure_ = false;
+  }
+  budget::BudgetConfig config;
+  bool missing = false;
+  budget::Status st = budget::LoadBudgetConfig(budget_conf_path_, &config, &missing);
+  if (!st.ok() || missing || config.budget_tree.empty()) {
+    error("priority/budget: reconfigure: keeping the previous budget.conf: %s",
+          !st.ok() ? st.message().c_str() : "BudgetTree is not set (or the file is missing)");
+  } else {
+    TreeSource source;
+    st = TreeSource::FromSpec(config.budget_tree, &source);
+    if (!st.ok()) {
+      error("priority/budget: reconfigure: keeping the previous budget.conf: %s", st.message().c_str());
+    } else {
+      if (config.lookback_window != config_.lookback_window || config.ledger_bucket != config_.ledger_bucket) {
+        info("priority/budget: reconfigure: LookbackWindow and LedgerBucket changes take effect at the next "
+             "slurmctld restart");
+        config.lookback_window = config_.lookback_window;
+        config.ledger_bucket = config_.ledger_bucket;
+      }
+      if (config.budget_tree != config_.budget_tree) reloader_->set_source(source);
+      reloader_->set_refresh(config.budget_refresh);
+      config_ = config;
+    }
+  }
+  ReloadTreeIfDue(time(nullptr), /*forced=*/true);
+}
+
+void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
+  if (!forced && !reloader_->ReloadDue(now)) return;
+  ReloadOutcome outcome = reloader_->Reload(now);
+  switch (outcome.kind) {
+    case ReloadOutcome::Kind::kUnchanged:
+      debug("priority/budget: tree source %s unchanged", reloader_->source().description().c_str());
+      break;
+    case ReloadOutcome::Kind::kLoaded:
+      info("priority/budget: loaded the allocation tree from %s: %zu nodes", outcome.message.c_str(),
+           reloader_->tree().size());
+      for (const std::string& warning : outcome.warnings) {
+        info("priority/budget: warning: %s", warning.c_str());
+      }
+      if (!outcome.save_status.ok()) LogErrorLines("cannot save the last good tree", outcome.save_status.message());
+      break;
+    case ReloadOutcome::Kind::kRefused:
+      if (reloader_->has_tree()) {
+        error("priority/budget: refused the tree from %s; keeping the last good tree (%zu nodes, from %s)",
+              reloader_->source().description().c_str(), reloader_->tree().size(),
+              reloader_->tree_origin().c_str());
+      } else {
+        error("priority/budget: refused the tree from %s and no last good tree exists: priorities are not "
+              "computed until a good tree loads",
+              reloader_->source().description().c_str());
+      }
+      LogErrorLines("refused tree", outcome.message);
+      break;
+  }
+}
+
+void RecalcThread::RunPass() {
+  ReloadConfigIfAsked();
+  budget::TimePoint now = time(nullptr);
+  ReloadTreeIfDue(now, /*forced=*/false);
+  if (!reloader_->has_tree()) return;  // cursors stay put: nothing is lost
+  if (now < last_pass_) last_pass_ = now;  // the clock went back
+
+  PassTimes times;
+  Clock::time_point start = Clock::now();
+  std::unordered_set<uint32_t> with_cursor;
+  for (const auto& cursor : ledger_.JobCursors()) with_cursor.insert(cursor.first);
+  budget_lock_jobs_read();
+  JobSnapshot snapshot = SnapshotJobs(with_cursor, last_pass_);
+  budget_unlock_jobs_read();
+  times.snapshot_ms = MillisSince(start);
+
+  Clock::time_point compute_start = Clock::now();
+  std::vector<JobView> jobs = state_->TakeEndedJobs();
+  jobs.insert(jobs.end(), std::make_move_iterator(snapshot.jobs.begin()),
+              std::make_move_iterator(snapshot.jobs.end()));
+  user_names_.Resolve(&jobs);
+  const budget::AllocationTree& tree = reloader_->tree();
+  ChargeStats charged = ChargeJobs(jobs, tree, config_, last_pass_, now, &ledger_);
+  PassResult result;
+  budget::Status st = ComputePriorities(tree, config_, jobs, snapshot.capacity_gpus, now, &ledger_, &result);
+  times.compute_ms = MillisSince(compute_start);
+  last_pass_ = now;
+  if (!st.ok()) {
+    LogErrorLines("order not computed; priorities unchanged", st.message());
+    SaveLedger();
+    return;
+  }
+
+  Clock::time_point apply_start = Clock::now();
+  budget_lock_jobs_write();
+  int changed = ApplyPriorities(result.priorities);
+  budget_unlock_jobs_write();
+  times.apply_ms = MillisSince(apply_start);
+  times.total_ms = MillisSince(start);
+
+  state_->Publish(result.view);
+  SaveLedger();
+  LogOrderChange(result.ranked_paths_with_demand);
+  LogPass(times, jobs.size(), result.priorities.size(), changed);
+  (void)charged;
+}
+
+void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, int changed) {
+  ++passes_;
+  pass_ms_sum_ += times.total_ms;
+  if (times.total_ms > pass_ms_max_) pass_ms_max_ = times.total_ms;
+  ++passes_since_info_;
+  debug("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
+        "prioritised, %d priorities changed",
+        passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+  long every = std::max<long>(1, kInfoEverySeconds / std::max<budget::Seconds>(config_.recalc_interval, 1));
+  if (passes_ == 1 || passes_since_info_ >= every) {
+    info("priority/budget: pass %ld: last %d passes avg %.3f ms max %.3f ms; this pass %.3f ms (snapshot %.3f, "
+         "compute %.3f, apply %.3f), %zu jobs, %zu pending prioritised, %d priorities changed",
+         passes_, passes_since_info_, pass_ms_sum_ / passes_since_info_, pass_ms_max_, times.total_ms,
+         times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+    passes_since_info_ = 0;
+    pass_ms_sum_ = 0;
+    pass_ms_max_ = 0;
+  }
+}
+
+void RecalcThread::LogOrderChange(const std::vector<std::string>& ranked_paths) {
+  std::vector<std::string> top(ranked_paths.begin(),
+                               ranked_paths.begin() + std::min(ranked_paths.size(), kWatchedTopAllocations));
+  if (top == top_allocations_) return;
+  info("priority/budget: order of allocations with work is now: %s (was: %s)", JoinPaths(top).c_str(),
+       JoinPaths(top_allocations_).c_str());
+  top_allocations_ = std::move(top);
+}
+
+void RecalcThread::LoadLedger() {
+  budget::Status st = budget::LoadLedger(ledger_file_, &ledger_);
+  if (st.ok()) {
+    info("priority/budget: loaded the ledger from %s: %zu paths, %zu job cursors", ledger_file_.c_str(),
+         ledger_.path_count(), ledger_.job_count());
+    return;
+  }
+  if (st.IsNotFound()) {
+    info("priority/budget: no ledger at %s yet; starting with no usage", ledger_file_.c_str());
+    return;
+  }
+  std::string moved_to;
+  budget::Status moved = SetAsideCorruptFile(ledger_file_, time(nullptr), &moved_to);
+  error("priority/budget: cannot load the ledger: %s; starting with no usage (the file is kept as %s)",
+        st.message().c_str(), moved.ok() ? moved_to.c_str() : ledger_file_.c_str());
+}
+
+void RecalcThread::SaveLedger() {
+  budget::Status st = budget::SaveLedger(ledger_, ledger_file_);
+  if (!st.ok()) error("priority/budget: cannot save the ledger: %s", st.message().c_str());
+}
+
+}  // namespace budget_prio

@@ -1,0 +1,90 @@
+// RecalcThread: priority/budget's own thread. Every RecalcInterval it
+//   1. reloads the allocation tree when due (tree_reloader.h): fetching,
+//      even from a URL, happens here and never under slurmctld's locks;
+//   2. snapshots the jobs under the job READ lock (job_snapshot.h);
+//   3. outside every lock: charges the ledger (usage_charging.h), computes
+//      the order and the pending jobs' priorities (priority_pass.h);
+//   4. applies the priorities under the job WRITE lock, briefly;
+//   5. publishes the order (plugin_state.h) for priority_p_set() and sprio,
+//      saves the ledger (atomic, the core's SaveLedger) and logs.
+// scontrol reconfigure wakes it (RequestReconfigure): it re-reads
+// budget.conf and re-fetches the tree on its next iteration, never inline.
+// At Stop() it finishes the pass in progress, saves the ledger and exits.
+//
+// The ledger is owned by this thread alone (no lock): priority_p_job_end()
+// queues ended jobs in PluginState instead of charging them.
+//
+// Thread safety: Start/RequestReconfigure/Stop may be called from any
+// slurmctld thread; RequestReconfigure never blocks on a pass.
+#ifndef SLURM_BUDGET_PRIORITY_BUDGET_RECALC_THREAD_H_
+#define SLURM_BUDGET_PRIORITY_BUDGET_RECALC_THREAD_H_
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "libbudget/config.h"
+#include "libbudget/ledger.h"
+#include "libbudget/status.h"
+#include "priority_budget/job_snapshot.h"
+#include "priority_budget/plugin_state.h"
+#include "priority_budget/tree_reloader.h"
+
+namespace budget_prio {
+
+class RecalcThread {
+ public:
+  // Passes between two info lines (at least one every this many seconds).
+  static constexpr int kInfoEverySeconds = 300;
+  // How many of the first allocations are watched for order changes.
+  static constexpr size_t kWatchedTopAllocations = 5;
+
+  RecalcThread(budget::BudgetConfig config, std::string budget_conf_path, std::string state_dir,
+               PluginState* state);
+  ~RecalcThread();
+
+  // Loads the ledger and the last good tree, publishes a first order and
+  // starts the thread. An error (bad BudgetTree value) means init() fails.
+  budget::Status Start();
+  void RequestReconfigure();
+  void Stop();
+
+ private:
+  void Run();
+  void RunPass();
+  void ReloadConfigIfAsked();
+  void ReloadTreeIfDue(budget::TimePoint now, bool forced);
+  void LoadLedger();
+  void SaveLedger();
+  void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed);
+  void LogOrderChange(const std::vector<std::string>& ranked_paths);
+
+  // Set at construction / by the thread itself.
+  budget::BudgetConfig config_;
+  const std::string budget_conf_path_;
+  const std::string state_dir_;
+  const std::string ledger_file_;
+  PluginState* const state_;
+  budget::Ledger ledger_;
+  std::unique_ptr<TreeReloader> reloader_;
+  UserNames user_names_;
+  budget::TimePoint last_pass_ = 0;
+  std::vector<std::string> top_allocations_;
+  long passes_ = 0;
+  double pass_ms_sum_ = 0;
+  double pass_ms_max_ = 0;
+  int passes_since_info_ = 0;
+
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;         // GUARDED_BY(mutex_)
+  bool reconfigure_ = false;  // GUARDED_BY(mutex_)
+};
+
+}  // namespace budget_prio
+
+#endif  // SLURM_BUDGET_PRIORITY_BUDGET_RECALC_THREAD_H_

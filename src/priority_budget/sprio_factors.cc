@@ -1,0 +1,109 @@
+// sprio factors: see sprio_factors.h.
+#include "priority_budget/sprio_factors.h"
+
+#include <string>
+#include <vector>
+
+#include "priority_budget/job_snapshot.h"
+#include "priority_budget/slurm_headers.h"
+#include "priority_budget/slurmctld_locks.h"
+
+namespace budget_prio {
+
+namespace {
+
+constexpr double kDefaultFairshareScale = 1000;
+
+bool InList(List list, uint32_t value) {
+  if (!list) return true;
+  bool found = false;
+  ListIterator it = list_iterator_create(list);
+  while (uint32_t* item = static_cast<uint32_t*>(list_next(it))) {
+    if (*item == value) {
+      found = true;
+      break;
+    }
+  }
+  list_iterator_destroy(it);
+  return found;
+}
+
+// Partition names of a request ("gpu,debug"); empty: no filter.
+std::vector<std::string> SplitPartitions(const char* partitions) {
+  std::vector<std::string> names;
+  if (!partitions) return names;
+  std::string all(partitions);
+  size_t start = 0;
+  while (start <= all.size()) {
+    size_t comma = all.find(',', start);
+    if (comma == std::string::npos) comma = all.size();
+    if (comma > start) names.push_back(all.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
+
+bool PartitionWanted(const std::vector<std::string>& wanted, const char* name) {
+  if (wanted.empty()) return true;
+  for (const std::string& w : wanted) {
+    if (name && w == name) return true;
+  }
+  return false;
+}
+
+bool MayView(const job_record_t* job, uid_t uid) {
+  if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS)) return true;
+  return job->user_id == uid || validate_operator(uid);
+}
+
+priority_factors_object_t* FactorsOf(const job_record_t* job, const char* partition, const OrderView* view) {
+  auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+  obj->job_id = job->job_id;
+  obj->user_id = job->user_id;
+  // Not copied, as in priority/multifactor: the list is packed right away
+  // and partition records outlive it.
+  obj->partition = const_cast<char*>(partition);
+  obj->direct_prio = job->priority;
+  obj->nice = job->details ? job->details->nice : NICE_OFFSET;
+  if (view && !job->direct_set_prio) {
+    budget::PriorityFactors factors;
+    PriorityUnder(*view, ViewOfJob(job), &factors);
+    double fs_scale = slurm_conf.priority_weight_fs ? slurm_conf.priority_weight_fs : kDefaultFairshareScale;
+    double qos_scale = slurm_conf.priority_weight_qos ? slurm_conf.priority_weight_qos : 1;
+    obj->priority_fs = factors.fairshare * fs_scale;
+    obj->priority_qos = factors.allocated ? qos_scale : 0;
+  }
+  return obj;
+}
+
+}  // namespace
+
+void* BuildPriorityFactorsList(const void* request, uid_t uid, const OrderView* view) {
+  const auto* req = static_cast<const priority_factors_request_msg_t*>(request);
+  std::vector<std::string> partitions = SplitPartitions(req ? req->partitions : nullptr);
+  List out = list_create(slurm_destroy_priority_factors_object);
+  budget_lock_jobs_read();
+  if (job_list) {
+    ListIterator it = list_iterator_create(job_list);
+    while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
+      if (!IS_JOB_PENDING(job) || IS_JOB_REVOKED(job) || job->priority == 0) continue;
+      if (req && (!InList(req->job_id_list, job->job_id) || !InList(req->uid_list, job->user_id))) continue;
+      if (!MayView(job, uid)) continue;
+      if (job->part_ptr_list) {
+        ListIterator parts = list_iterator_create(job->part_ptr_list);
+        while (part_record_t* part = static_cast<part_record_t*>(list_next(parts))) {
+          if (PartitionWanted(partitions, part->name)) list_append(out, FactorsOf(job, part->name, view));
+        }
+        list_iterator_destroy(parts);
+      } else if (job->part_ptr && PartitionWanted(partitions, job->part_ptr->name)) {
+        list_append(out, FactorsOf(job, job->part_ptr->name, view));
+      }
+    }
+    list_iterator_destroy(it);
+  }
+  budget_unlock_jobs_read();
+  if (list_count(out) == 0) FREE_NULL_LIST(out);
+  return out;
+}
+
+}  // namespace budget_prio

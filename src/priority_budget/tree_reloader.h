@@ -1,0 +1,77 @@
+// TreeReloader: keeps the last good allocation tree and decides when to
+// re-read its source (budget.conf BudgetTree).
+//
+// When: a reload is due when the source is a file whose mtime changed, when
+// BudgetRefresh has passed since the last fetch, or when forced
+// (scontrol reconfigure). A fetch that fails or a document the core refuses
+// leaves the current tree in place (the outcome carries the reason: the
+// source and the core's JSON path and reason); a document identical to the
+// current one changes nothing. Every accepted new text is saved as the
+// last good tree in StateSaveLocation (state_files.h), and at start, when
+// the source fails, the last good file is loaded instead.
+//
+// Slurm-free and clock-free (now is a parameter): the recalc thread drives
+// it and logs the outcomes.
+//
+// Thread safety: none; only the recalc thread uses it. The current tree is
+// handed to readers by value (AllocationTree copies are cheap and immutable).
+#ifndef SLURM_BUDGET_PRIORITY_BUDGET_TREE_RELOADER_H_
+#define SLURM_BUDGET_PRIORITY_BUDGET_TREE_RELOADER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libbudget/standing.h"
+#include "libbudget/status.h"
+#include "libbudget/tree.h"
+#include "priority_budget/tree_source.h"
+
+namespace budget_prio {
+
+struct ReloadOutcome {
+  enum class Kind { kUnchanged, kLoaded, kRefused };
+  Kind kind = Kind::kUnchanged;
+  // kLoaded: where from; kRefused: why (one or more '\n'-separated lines).
+  std::string message;
+  std::vector<std::string> warnings;  // unknown keys of an accepted tree
+  budget::Status save_status;          // saving the last good copy
+};
+
+class TreeReloader {
+ public:
+  TreeReloader(TreeSource source, std::string last_good_file, budget::Seconds refresh);
+
+  // Loads the last good copy (at start, before the source is tried).
+  // NotFound if there is none; the tree stays empty on any error.
+  budget::Status LoadLastGood();
+
+  bool ReloadDue(budget::TimePoint now) const;
+  // Fetches and parses the source (see above). Records `now` as the time of
+  // the last fetch whatever the outcome.
+  ReloadOutcome Reload(budget::TimePoint now);
+
+  void set_refresh(budget::Seconds refresh) { refresh_ = refresh; }
+  void set_source(TreeSource source);
+  const TreeSource& source() const { return source_; }
+
+  bool has_tree() const { return !tree_.empty(); }
+  const budget::AllocationTree& tree() const { return tree_; }
+  // Where the current tree came from (the source, or the last good file).
+  const std::string& tree_origin() const { return tree_origin_; }
+
+ private:
+  TreeSource source_;
+  std::string last_good_file_;
+  budget::Seconds refresh_;
+  budget::AllocationTree tree_;
+  std::string tree_text_;
+  std::string tree_origin_;
+  bool fetched_ = false;
+  budget::TimePoint last_fetch_ = 0;
+  int64_t last_mtime_ = -2;  // mtime seen at the last fetch
+};
+
+}  // namespace budget_prio
+
+#endif  // SLURM_BUDGET_PRIORITY_BUDGET_TREE_RELOADER_H_

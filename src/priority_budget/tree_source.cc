@@ -1,0 +1,122 @@
+// TreeSource: see tree_source.h.
+#include "priority_budget/tree_source.h"
+
+#include <curl/curl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace budget_prio {
+
+namespace {
+
+bool StartsWith(const std::string& s, const char* prefix) {
+  return s.compare(0, std::strlen(prefix), prefix) == 0;
+}
+
+struct Download {
+  std::string* body;
+  bool too_large = false;
+};
+
+size_t AppendBody(char* data, size_t size, size_t count, void* user) {
+  auto* download = static_cast<Download*>(user);
+  size_t bytes = size * count;
+  if (download->body->size() + bytes > TreeSource::kMaxDocumentBytes) {
+    download->too_large = true;
+    return 0;  // makes curl fail with CURLE_WRITE_ERROR
+  }
+  download->body->append(data, bytes);
+  return bytes;
+}
+
+void GlobalCurlInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+budget::Status TreeSource::FromSpec(const std::string& spec, TreeSource* out) {
+  TreeSource source;
+  if (spec.empty()) return budget::Status::InvalidArgument("BudgetTree is empty");
+  if (StartsWith(spec, "file://")) {
+    source.file_path_ = spec.substr(std::strlen("file://"));
+    if (source.file_path_.empty() || source.file_path_[0] != '/') {
+      return budget::Status::InvalidArgument("BudgetTree=" + spec + ": a file:// URL needs an absolute path");
+    }
+  } else if (StartsWith(spec, "http://") || StartsWith(spec, "https://")) {
+    source.url_ = spec;
+  } else if (spec.find("://") != std::string::npos) {
+    return budget::Status::InvalidArgument("BudgetTree=" + spec +
+                                           ": unsupported URL scheme (use a path, file://, http:// or https://)");
+  } else {
+    source.file_path_ = spec;
+  }
+  *out = std::move(source);
+  return budget::Status::Ok();
+}
+
+budget::Status TreeSource::Fetch(std::string* text) const {
+  return is_file() ? FetchFile(text) : FetchUrl(text);
+}
+
+int64_t TreeSource::ModificationTime() const {
+  if (!is_file()) return 0;
+  struct stat st;
+  if (stat(file_path_.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+budget::Status TreeSource::FetchFile(std::string* text) const {
+  std::ifstream in(file_path_, std::ios::binary);
+  if (!in) return budget::Status::IOError(file_path_ + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return budget::Status::IOError(file_path_ + ": read error");
+  std::string body = buffer.str();
+  if (body.size() > kMaxDocumentBytes) {
+    return budget::Status::IOError(file_path_ + ": larger than " + std::to_string(kMaxDocumentBytes) + " bytes");
+  }
+  *text = std::move(body);
+  return budget::Status::Ok();
+}
+
+budget::Status TreeSource::FetchUrl(std::string* text) const {
+  GlobalCurlInit();
+  CURL* curl = curl_easy_init();
+  if (!curl) return budget::Status::IOError(url_ + ": curl_easy_init failed");
+  std::string body;
+  Download download{&body};
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, url_.c_str());
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, kTotalTimeoutSeconds);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // we are a thread of slurmctld
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &download);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  CURLcode rc = curl_easy_perform(curl);
+  long http_status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http_status);
+  curl_easy_cleanup(curl);
+  if (download.too_large) {
+    return budget::Status::IOError(url_ + ": larger than " + std::to_string(kMaxDocumentBytes) + " bytes");
+  }
+  if (rc != CURLE_OK) {
+    return budget::Status::IOError(url_ + ": " + (error[0] ? error : curl_easy_strerror(rc)));
+  }
+  if (http_status >= 400) {
+    return budget::Status::IOError(url_ + ": HTTP status " + std::to_string(http_status));
+  }
+  *text = std::move(body);
+  return budget::Status::Ok();
+}
+
+}  // namespace budget_prio

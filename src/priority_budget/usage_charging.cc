@@ -1,0 +1,80 @@
+// Usage charging: see usage_charging.h for the rules.
+#include "priority_budget/usage_charging.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "libbudget/job_contract.h"
+
+namespace budget_prio {
+
+bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config) {
+  budget::JobContract contract;
+  if (budget::ParseContractRecord(job.admin_comment, &contract)) return contract.min_runtime > 0;
+  return config.default_min_runtime > 0;
+}
+
+namespace {
+
+void ChargeRunning(const JobView& job, const std::string& path, budget::Ledger::Series occupancy,
+                   budget::TimePoint now, budget::Ledger* ledger, ChargeStats* stats) {
+  budget::TimePoint from = std::max(job.start_time, ledger->ChargedUntil(job.job_id));
+  if (occupancy == budget::Ledger::Series::kAllocated && now > from) {
+    stats->allocated_gpu_seconds += job.gpus * static_cast<double>(now - from);
+  }
+  ledger->ChargeRunningJob(job.job_id, path, occupancy, job.start_time, now, job.gpus);
+  // ChargeRunningJob ignores jobs without GPUs; their cursor must still move.
+  ledger->SetChargedUntil(job.job_id, now);
+}
+
+}  // namespace
+
+ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::AllocationTree& tree,
+                       const budget::BudgetConfig& config, budget::TimePoint last_pass,
+                       budget::TimePoint now, budget::Ledger* ledger) {
+  ChargeStats stats;
+  std::unordered_set<uint32_t> present;
+  present.reserve(jobs.size());
+  for (const JobView& job : jobs) {
+    present.insert(job.job_id);
+    budget::NodeId node = tree.NodeFor(job.account, job.user);
+    if (node == budget::kNoNode) continue;  // unknown account: never charged
+    const std::string& path = tree.node(node).path;
+    budget::Ledger::Series occupancy = IsAllocatedWork(job, config) ? budget::Ledger::Series::kAllocated
+                                                                    : budget::Ledger::Series::kUnallocated;
+    switch (job.phase) {
+      case JobPhase::kRunning:
+        ChargeRunning(job, path, occupancy, now, ledger, &stats);
+        ++stats.running;
+        break;
+      case JobPhase::kSuspended:
+        ledger->SetChargedUntil(job.job_id, now);
+        break;
+      case JobPhase::kFinished: {
+        budget::TimePoint cursor = ledger->ChargedUntil(job.job_id);
+        budget::TimePoint end = std::min(job.end_time, now);
+        if (cursor == 0 && end <= last_pass) break;  // ended before we watched
+        if (cursor >= end) break;                    // tail already charged
+        ChargeRunning(job, path, occupancy, end, ledger, &stats);
+        ++stats.finished;
+        break;
+      }
+      case JobPhase::kPending:
+        if (!job.held && job.gpus > 0) {
+          ledger->Charge(path, budget::Ledger::Series::kDemand, last_pass, now, job.gpus);
+        }
+        ++stats.pending;
+        break;
+    }
+  }
+  for (const auto& [job_id, until] : ledger->JobCursors()) {
+    (void)until;
+    if (present.count(job_id) == 0) {
+      ledger->ForgetJob(job_id);
+      ++stats.forgotten;
+    }
+  }
+  return stats;
+}
+
+}  // namespace budget_prio

@@ -1,0 +1,59 @@
+// Usage charging: turns a snapshot of Slurm jobs into ledger charges, once
+// per recompute pass. Slurm-free (the recalc thread calls it outside
+// slurmctld's locks, on a snapshot).
+//
+// Rules (what must stay true):
+//   - A running job is charged its GPUs x [max(start, cursor), now) to its
+//     tree node's path, as kAllocated if its contract has min_runtime > 0,
+//     else kUnallocated; its cursor (Ledger::ChargedUntil) then moves to now.
+//     The cursors are saved with the ledger, so after a crash and a restart
+//     a job still running is charged from the last save on, never twice.
+//   - A suspended job is not charged; its cursor moves to now, so its
+//     suspension is never charged later.
+//   - A finished job is charged its tail [max(start, cursor), end) once; its
+//     cursor is set to its end, so seeing it again charges nothing. A
+//     finished job without a cursor is charged only if it ended after the
+//     previous pass (we saw it run); one that ended before a restart is not
+//     charged again.
+//   - Pending jobs that are not held charge demand: GPUs x [last_pass, now).
+//     Running jobs charge demand with their occupancy (Ledger::ChargeRunningJob).
+//   - Jobs whose account maps to no tree node (UnknownAccount=unallocated)
+//     are never charged.
+//   - Cursors of jobs that no longer appear (purged by slurmctld) are
+//     forgotten.
+//
+// Thread safety: none; the caller owns the ledger.
+#ifndef SLURM_BUDGET_PRIORITY_BUDGET_USAGE_CHARGING_H_
+#define SLURM_BUDGET_PRIORITY_BUDGET_USAGE_CHARGING_H_
+
+#include <vector>
+
+#include "libbudget/config.h"
+#include "libbudget/ledger.h"
+#include "libbudget/tree.h"
+#include "priority_budget/job_view.h"
+
+namespace budget_prio {
+
+struct ChargeStats {
+  int running = 0;
+  int finished = 0;
+  int pending = 0;
+  int forgotten = 0;
+  double allocated_gpu_seconds = 0;  // charged this pass
+};
+
+// Whether the job is allocated work: its contract record (AdminComment) has
+// min_runtime > 0; a job without a record runs under DefaultMinRuntime.
+bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config);
+
+// Charges `jobs` into `ledger` for the pass that ends at `now` and began at
+// `last_pass` (REQUIRES: last_pass <= now). Every job id of `jobs` counts
+// as still present; cursors of other jobs are forgotten.
+ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::AllocationTree& tree,
+                       const budget::BudgetConfig& config, budget::TimePoint last_pass,
+                       budget::TimePoint now, budget::Ledger* ledger);
+
+}  // namespace budget_prio
+
+#endif  // SLURM_BUDGET_PRIORITY_BUDGET_USAGE_CHARGING_H_
