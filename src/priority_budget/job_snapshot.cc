@@ -21,7 +21,25 @@ JobPhase PhaseOf(const job_record_t* job) {
   return JobPhase::kFinished;
 }
 
-double NodeGpus(const node_record_t* node) { return node ? GpuCountFromTres(OrEmpty(node->tres_fmt_str)) : 0; }
+double NodeGpus(const node_record_t* node) {
+  if (!node) return 0;
+  double gpus = GpuCountFromTres(OrEmpty(node->tres_fmt_str));
+  return gpus > 0 ? gpus : GpuCountFromGresSpec(OrEmpty(node->gres));
+}
+
+// See job_view.h, "GPUs".
+double JobGpus(const job_record_t* job, JobPhase phase) {
+  bool pending = phase == JobPhase::kPending;
+  double gpus = GpuCountFromTres(OrEmpty(pending ? job->tres_fmt_req_str : job->tres_fmt_alloc_str));
+  if (gpus > 0) return gpus;
+  gpus = GpuCountFromGresSpec(OrEmpty(job->tres_per_job));
+  if (gpus > 0) return gpus;
+  double nodes = pending ? (job->details ? job->details->min_nodes : 1) : job->node_cnt;
+  gpus = GpuCountFromGresSpec(OrEmpty(job->tres_per_node)) * std::max(nodes, 1.0);
+  if (gpus > 0) return gpus;
+  double tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
+  return GpuCountFromGresSpec(OrEmpty(job->tres_per_task)) * std::max(tasks, 1.0);
+}
 
 }  // namespace
 
@@ -35,9 +53,7 @@ JobView ViewOfJob(const void* job_record) {
   view.phase = PhaseOf(job);
   view.held = view.phase == JobPhase::kPending && job->priority == 0;
   view.fixed_priority = job->direct_set_prio != 0;
-  // Pending jobs: what they ask for; others: what they hold.
-  view.gpus = GpuCountFromTres(OrEmpty(view.phase == JobPhase::kPending ? job->tres_fmt_req_str
-                                                                        : job->tres_fmt_alloc_str));
+  view.gpus = JobGpus(job, view.phase);
   view.start_time = job->start_time;
   view.end_time = job->end_time;
   if (job->details) {

@@ -105,6 +105,21 @@ void test_gpu_count_from_tres(void** /*state*/) {
   for (const auto& c : cases) assert_true(budget_prio::GpuCountFromTres(c.tres) == c.want);
 }
 
+void test_gpu_count_from_gres_spec(void** /*state*/) {
+  struct { const char* spec; double want; } cases[] = {
+      {"gres:gpu:4", 4},
+      {"gres:gpu:a100:2,gres:gpu:v100:1", 3},  // 2 + 1
+      {"gpu:8", 8},                            // a node's Gres=
+      {"gres/gpu=2", 2},
+      {"gres:gpu", 1},
+      {"gres:gpu:a100", 1},                    // a type without a count: one
+      {"gres:nic:1,gres:gpu:2", 2},
+      {"gres:gpux:2", 0},
+      {"", 0},
+  };
+  for (const auto& c : cases) assert_true(budget_prio::GpuCountFromGresSpec(c.spec) == c.want);
+}
+
 // --- usage charging --------------------------------------------------------
 
 void test_running_job_charged_from_cursor_never_twice(void** /*state*/) {
@@ -361,6 +376,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_user_priority_from_nice),
       cmocka_unit_test(test_gpu_count_from_tres),
+      cmocka_unit_test(test_gpu_count_from_gres_spec),
       cmocka_unit_test(test_running_job_charged_from_cursor_never_twice),
       cmocka_unit_test(test_unallocated_suspended_and_unknown_jobs),
       cmocka_unit_test(test_finished_job_tail_charged_once_then_forgotten),
