@@ -1,0 +1,317 @@
+// select/topo (`SelectType=select/topo`): Slurm's select/cons_tres with GPU
+// packing. This file is the plugin's face: it loads cons_tres as a plugin
+// of its own and forwards every one of the 36 select_p_* calls to it, so
+// all of cons_tres's behaviour (CPU/memory/GPU allocation, GPU binding,
+// preemption, steps, state save and restore, the clients' node and job
+// info) is kept. Only select_p_job_test is steered (topo_steer.h), and the
+// calls after which allocations change publish the fragmentation figure.
+//
+// Plugin identity:
+//   - plugin_id 150: unique and >= 100, as select.c requires of every
+//     select_*.so in PluginDir (Slurm's own use 101-110).
+//   - plugin_type "select/topo" must equal SelectType: select.c picks the
+//     default select plugin by that string.
+//   - Slurm's core asks `strstr(SelectType, "cons_tres")` in a few places;
+//     see doc/admin-guide.md "## select/topo" for what that means here.
+//     The ones that matter at run time ask the plugin instead
+//     (select_g_get_info_from_plugin(SELECT_CR_PLUGIN) -> cons_tres answers
+//     SELECT_TYPE_CONS_TRES, so shared GRES, e.g. MPS, keep working).
+//
+// The plugin is loaded by every client too (sinfo, squeue, scontrol, srun):
+// it steers, logs and publishes only when running_in_slurmctld().
+//
+// Failure: init() fails (and slurmctld with it, as for any bad SelectType)
+// when cons_tres cannot be loaded. At run time every C++ path catches
+// everything and falls back to plain cons_tres.
+#include <cstdlib>
+#include <string>
+
+#include "libbudget/config.h"
+#include "select_topo/slurm_headers.h"
+#include "select_topo/topo_steer.h"
+
+extern "C" {
+extern const char plugin_name[] = "GPU packing over Trackable RESources (cons_tres) selection";
+extern const char plugin_type[] = "select/topo";
+extern const uint32_t plugin_id = 150;
+extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+}
+
+namespace {
+
+constexpr char kWrapped[] = "select/cons_tres";
+
+// Our own copy of the symbol names select.c resolves, in the order of
+// slurm_select_ops_t (select.h). Referencing select.c's node_select_syms
+// instead breaks the clients, which do not all export it.
+const char* kSelectSyms[] = {
+    "plugin_id",
+    "select_p_state_save",
+    "select_p_state_restore",
+    "select_p_job_init",
+    "select_p_node_init",
+    "select_p_job_test",
+    "select_p_job_begin",
+    "select_p_job_ready",
+    "select_p_job_expand",
+    "select_p_job_resized",
+    "select_p_job_signal",
+    "select_p_job_fini",
+    "select_p_job_suspend",
+    "select_p_job_resume",
+    "select_p_step_pick_nodes",
+    "select_p_step_start",
+    "select_p_step_finish",
+    "select_p_select_nodeinfo_pack",
+    "select_p_select_nodeinfo_unpack",
+    "select_p_select_nodeinfo_alloc",
+    "select_p_select_nodeinfo_free",
+    "select_p_select_nodeinfo_set_all",
+    "select_p_select_nodeinfo_set",
+    "select_p_select_nodeinfo_get",
+    "select_p_select_jobinfo_alloc",
+    "select_p_select_jobinfo_free",
+    "select_p_select_jobinfo_set",
+    "select_p_select_jobinfo_get",
+    "select_p_select_jobinfo_copy",
+    "select_p_select_jobinfo_pack",
+    "select_p_select_jobinfo_unpack",
+    "select_p_select_jobinfo_sprint",
+    "select_p_select_jobinfo_xstrdup",
+    "select_p_get_info_from_plugin",
+    "select_p_update_node_config",
+    "select_p_reconfigure",
+    "select_p_resv_test",
+};
+static_assert(sizeof(kSelectSyms) / sizeof(kSelectSyms[0]) == 37, "plugin_id + the 36 select_p_* calls");
+static_assert(sizeof(slurm_select_ops_t) == 37 * sizeof(void*), "slurm_select_ops_t changed: update kSelectSyms");
+
+slurm_select_ops_t g_cons_tres;
+plugin_context_t* g_context = nullptr;
+
+// Publishes the packing state after a call that may change allocations;
+// never lets an error out.
+void AfterChange() {
+  if (!running_in_slurmctld()) return;
+  try {
+    topo::PublishPackingState();
+  } catch (...) {
+    error("select/topo: internal error while publishing the packing state");
+  }
+}
+
+std::string StateSaveDir() { return slurm_conf.state_save_location ? slurm_conf.state_save_location : ""; }
+
+// budget.conf beside slurm.conf: HeroWait and DefaultMinRuntime. A missing
+// file means the defaults; a bad one fails init() like a bad slurm.conf.
+// `announce`: log the values even if they did not change (at init).
+bool LoadSteeringConfig(bool announce) {
+  static budget::Seconds announced_hero_wait = -1;
+  const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
+  std::string path = budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
+  budget::BudgetConfig config;
+  bool missing = false;
+  budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+  if (!st.ok()) {
+    error("select/topo: %s", st.message().c_str());
+    return false;
+  }
+  if (missing) info("select/topo: %s not found, using the defaults", path.c_str());
+  topo::ConfigureSteering(config, StateSaveDir());
+  if (!announce && config.hero_wait == announced_hero_wait) return true;
+  announced_hero_wait = config.hero_wait;
+  info("select/topo: packing GPUs over %s; HeroWait=%ld s; state in %s/select_topo_state.json", kWrapped,
+       long(config.hero_wait), StateSaveDir().c_str());
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+int init(void) {
+  g_context = plugin_context_create("select", kWrapped, reinterpret_cast<void**>(&g_cons_tres), kSelectSyms,
+                                    sizeof(kSelectSyms));
+  if (!g_context) {
+    error("select/topo: cannot load %s", kWrapped);
+    return SLURM_ERROR;
+  }
+  if (!running_in_slurmctld()) return SLURM_SUCCESS;
+  try {
+    return LoadSteeringConfig(true) ? SLURM_SUCCESS : SLURM_ERROR;
+  } catch (...) {
+    error("select/topo: init failed on an internal error");
+    return SLURM_ERROR;
+  }
+}
+
+int fini(void) {
+  int rc = SLURM_SUCCESS;
+  if (g_context) rc = plugin_context_destroy(g_context);
+  g_context = nullptr;
+  return rc;
+}
+
+int select_p_state_save(char* dir_name) { return g_cons_tres.state_save(dir_name); }
+
+int select_p_state_restore(char* dir_name) { return g_cons_tres.state_restore(dir_name); }
+
+int select_p_job_init(List job_list) { return g_cons_tres.job_init(job_list); }
+
+int select_p_node_init(void) {
+  int rc = g_cons_tres.node_init();
+  AfterChange();
+  return rc;
+}
+
+int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes, uint32_t max_nodes,
+                      uint32_t req_nodes, uint16_t mode, List preemptee_candidates, List* preemptee_job_list,
+                      bitstr_t* exc_core_bitmap) {
+  if (running_in_slurmctld()) {
+    try {
+      return topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
+                                preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+    } catch (...) {
+      // The steering allocates only before it calls cons_tres; falling back
+      // to plain cons_tres on the caller's untouched bitmap is safe.
+      error("select/topo: internal error while steering JobId=%u; cons_tres decides alone", job_ptr->job_id);
+    }
+  }
+  return g_cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+                              preemptee_job_list, exc_core_bitmap);
+}
+
+int select_p_job_begin(job_record_t* job_ptr) { return g_cons_tres.job_begin(job_ptr); }
+
+int select_p_job_ready(job_record_t* job_ptr) { return g_cons_tres.job_ready(job_ptr); }
+
+int select_p_job_expand(job_record_t* from_job_ptr, job_record_t* to_job_ptr) {
+  int rc = g_cons_tres.job_expand(from_job_ptr, to_job_ptr);
+  AfterChange();
+  return rc;
+}
+
+int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_ptr) {
+  int rc = g_cons_tres.job_resized(job_ptr, node_ptr);
+  AfterChange();
+  return rc;
+}
+
+int select_p_job_signal(job_record_t* job_ptr, int signal) { return g_cons_tres.job_signal(job_ptr, signal); }
+
+int select_p_job_fini(job_record_t* job_ptr) {
+  int rc = g_cons_tres.job_fini(job_ptr);
+  AfterChange();
+  return rc;
+}
+
+int select_p_job_suspend(job_record_t* job_ptr, bool indf_susp) {
+  int rc = g_cons_tres.job_suspend(job_ptr, indf_susp);
+  AfterChange();
+  return rc;
+}
+
+int select_p_job_resume(job_record_t* job_ptr, bool indf_susp) {
+  int rc = g_cons_tres.job_resume(job_ptr, indf_susp);
+  AfterChange();
+  return rc;
+}
+
+bitstr_t* select_p_step_pick_nodes(job_record_t* job_ptr, select_jobinfo_t* step_jobinfo, uint32_t node_count,
+                                   bitstr_t** avail_nodes) {
+  return g_cons_tres.step_pick_nodes(job_ptr, step_jobinfo, node_count, avail_nodes);
+}
+
+int select_p_step_start(step_record_t* step_ptr) { return g_cons_tres.step_start(step_ptr); }
+
+int select_p_step_finish(step_record_t* step_ptr, bool killing_step) {
+  return g_cons_tres.step_finish(step_ptr, killing_step);
+}
+
+int select_p_select_nodeinfo_pack(select_nodeinfo_t* nodeinfo, buf_t* buffer, uint16_t protocol_version) {
+  return g_cons_tres.nodeinfo_pack(nodeinfo, buffer, protocol_version);
+}
+
+int select_p_select_nodeinfo_unpack(select_nodeinfo_t** nodeinfo, buf_t* buffer, uint16_t protocol_version) {
+  return g_cons_tres.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
+}
+
+select_nodeinfo_t* select_p_select_nodeinfo_alloc(void) { return g_cons_tres.nodeinfo_alloc(); }
+
+int select_p_select_nodeinfo_free(select_nodeinfo_t* nodeinfo) { return g_cons_tres.nodeinfo_free(nodeinfo); }
+
+int select_p_select_nodeinfo_set_all(void) { return g_cons_tres.nodeinfo_set_all(); }
+
+// Called once a job's allocation is committed (select_nodes) and for every
+// job at start-up: cons_tres adds the job's GPUs to the nodes' gres state
+// here, so this is where a start changes the fragmentation.
+int select_p_select_nodeinfo_set(job_record_t* job_ptr) {
+  int rc = g_cons_tres.nodeinfo_set(job_ptr);
+  AfterChange();
+  return rc;
+}
+
+int select_p_select_nodeinfo_get(select_nodeinfo_t* nodeinfo, enum select_nodedata_type dinfo,
+                                 enum node_states state, void* data) {
+  return g_cons_tres.nodeinfo_get(nodeinfo, dinfo, state, data);
+}
+
+select_jobinfo_t* select_p_select_jobinfo_alloc(void) { return g_cons_tres.jobinfo_alloc(); }
+
+int select_p_select_jobinfo_free(select_jobinfo_t* jobinfo) { return g_cons_tres.jobinfo_free(jobinfo); }
+
+int select_p_select_jobinfo_set(select_jobinfo_t* jobinfo, enum select_jobdata_type data_type, void* data) {
+  return g_cons_tres.jobinfo_set(jobinfo, data_type, data);
+}
+
+int select_p_select_jobinfo_get(select_jobinfo_t* jobinfo, enum select_jobdata_type data_type, void* data) {
+  return g_cons_tres.jobinfo_get(jobinfo, data_type, data);
+}
+
+select_jobinfo_t* select_p_select_jobinfo_copy(select_jobinfo_t* jobinfo) { return g_cons_tres.jobinfo_copy(jobinfo); }
+
+int select_p_select_jobinfo_pack(select_jobinfo_t* jobinfo, buf_t* buffer, uint16_t protocol_version) {
+  return g_cons_tres.jobinfo_pack(jobinfo, buffer, protocol_version);
+}
+
+int select_p_select_jobinfo_unpack(select_jobinfo_t** jobinfo_pptr, buf_t* buffer, uint16_t protocol_version) {
+  return g_cons_tres.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
+}
+
+char* select_p_select_jobinfo_sprint(select_jobinfo_t* jobinfo, char* buf, size_t size, int mode) {
+  return g_cons_tres.jobinfo_sprint(jobinfo, buf, size, mode);
+}
+
+char* select_p_select_jobinfo_xstrdup(select_jobinfo_t* jobinfo, int mode) {
+  return g_cons_tres.jobinfo_xstrdup(jobinfo, mode);
+}
+
+int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_record_t* job_ptr, void* data) {
+  return g_cons_tres.get_info_from_plugin(dinfo, job_ptr, data);
+}
+
+int select_p_update_node_config(int index) {
+  int rc = g_cons_tres.update_node_config(index);
+  AfterChange();
+  return rc;
+}
+
+int select_p_reconfigure(void) {
+  int rc = g_cons_tres.reconfigure();
+  if (running_in_slurmctld()) {
+    try {
+      LoadSteeringConfig(false);  // a bad budget.conf keeps the previous values
+    } catch (...) {
+      error("select/topo: internal error while reloading budget.conf");
+    }
+  }
+  AfterChange();
+  return rc;
+}
+
+bitstr_t* select_p_resv_test(resv_desc_msg_t* resv_desc_ptr, uint32_t node_cnt, bitstr_t* avail_bitmap,
+                             bitstr_t** core_bitmap) {
+  return g_cons_tres.resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
+}
+
+}  // extern "C"

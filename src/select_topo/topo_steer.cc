@@ -1,0 +1,220 @@
+#include "select_topo/topo_steer.h"
+
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "libbudget/hero_plan.h"
+#include "libbudget/packing.h"
+#include "libbudget/packing_state.h"
+#include "select_topo/topo_view.h"
+
+namespace topo {
+
+namespace {
+
+// Everything select/topo remembers between calls. Guarded by g_mutex.
+struct SteeringState {
+  budget::Seconds hero_wait = 30 * 60;
+  budget::Seconds default_min_runtime = 0;
+  std::string state_file;
+  budget::HeadOfLine head;
+  budget::HeroPlan plan;
+  std::vector<int> held;          // Slurm node indices the plan holds
+  std::vector<std::string> held_names;
+  time_t plan_time = 0;           // the plan is refreshed at most once a second
+  bool published = false;
+  budget::PackingState last;      // as last published
+  std::string last_plan_error;
+};
+
+std::mutex g_mutex;
+SteeringState g_state;
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+bool SameNodes(const budget::PackingState& a, const budget::PackingState& b) {
+  if (a.nodes.size() != b.nodes.size()) return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const budget::NodeGpus& x = a.nodes[i];
+    const budget::NodeGpus& y = b.nodes[i];
+    if (x.name != y.name || x.free_gpus != y.free_gpus || x.total_gpus != y.total_gpus || x.usable != y.usable) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameHero(const budget::PackingState& a, const budget::PackingState& b) {
+  return a.hero_active == b.hero_active && a.hero_job_id == b.hero_job_id &&
+         a.hero_planned_start == b.hero_planned_start && a.hero_nodes == b.hero_nodes;
+}
+
+// REQUIRES: g_mutex held.
+void PublishLocked(const NodeView& view, time_t now) {
+  budget::PackingState state = budget::SummarizePacking(view.nodes, view.names, now);
+  state.hero_active = g_state.plan.active;
+  if (state.hero_active) {
+    state.hero_job_id = g_state.plan.job_id;
+    state.hero_planned_start = g_state.plan.planned_start;
+    state.hero_nodes = g_state.held_names;
+  }
+  if (g_state.published && SameNodes(state, g_state.last) && SameHero(state, g_state.last)) return;
+  if (!g_state.published || state.free_gpus != g_state.last.free_gpus ||
+      state.stranded_gpus != g_state.last.stranded_gpus) {
+    info("select/topo: %s", budget::FragmentationLine(state).c_str());
+  }
+  g_state.last = state;
+  g_state.published = true;
+  if (g_state.state_file.empty()) return;
+  budget::Status st = budget::SavePackingState(g_state.state_file, state);
+  if (!st.ok()) error("select/topo: state file not written: %s", st.message().c_str());
+}
+
+// Recomputes who is first in line and, for a whole-node job waiting long
+// enough, the nodes held for it. REQUIRES: g_mutex held.
+void RefreshHeroPlan(const NodeView& view, time_t now) {
+  if (g_state.plan_time == now) return;
+  g_state.plan_time = now;
+  List jobs = SlurmctldJobList();
+  std::vector<job_record_t*> records;
+  std::vector<budget::QueuedJob> queue = QueuedJobs(jobs, now, &records);
+  g_state.head = budget::UpdateHeadOfLine(g_state.head, queue, now);
+
+  budget::HeroPlan plan;
+  const job_record_t* head_ptr = nullptr;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    if (queue[i].job_id == g_state.head.job_id) head_ptr = records[i];
+  }
+  budget::GpuRequest request;
+  if (head_ptr && head_ptr->details && JobGpuRequest(head_ptr, head_ptr->details->min_nodes, &request)) {
+    budget::HeroCandidate candidate{head_ptr->job_id, request, g_state.head.since};
+    budget::Status st = budget::PlanHero(view.nodes, RunningJobs(jobs, view, g_state.default_min_runtime), candidate,
+                                         g_state.hero_wait, now, &plan);
+    if (!st.ok() && st.message() != g_state.last_plan_error) {
+      error("select/topo: no hero plan for JobId=%u: %s", head_ptr->job_id, st.message().c_str());
+      g_state.last_plan_error = st.message();
+    }
+    if (!st.ok()) plan = budget::HeroPlan{};
+  }
+
+  std::vector<int> held;
+  std::vector<std::string> held_names;
+  if (plan.active) {
+    for (int32_t position : plan.nodes) {
+      held.push_back(view.slurm_index[position]);
+      held_names.push_back(view.names[position]);
+    }
+  }
+  // The planned start moves as running jobs end; that is published, not
+  // logged. A new hero, or other nodes held, is logged.
+  bool changed = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id ||
+                 plan.planned_start != g_state.plan.planned_start || held != g_state.held;
+  bool news = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id || held != g_state.held;
+  if (news && plan.active) {
+    info("select/topo: JobId=%u first in line for %ld s (HeroWait %ld s): nodes %s held for it, planned start in %ld s",
+         plan.job_id, long(now - g_state.head.since), long(g_state.hero_wait), JoinNames(held_names).c_str(),
+         long(plan.planned_start - now));
+  } else if (news && g_state.plan.active) {
+    info("select/topo: hold for JobId=%u released", g_state.plan.job_id);
+  }
+  g_state.plan = plan;
+  g_state.held = held;
+  g_state.held_names = held_names;
+  if (changed) PublishLocked(view, now);
+}
+
+// The job's candidate nodes minus the nodes held for a hero it may not
+// use. Caller frees. REQUIRES: g_mutex held.
+bitstr_t* WithoutHeldNodes(const job_record_t* job_ptr, const bitstr_t* bitmap, time_t now) {
+  bitstr_t* result = bit_copy(const_cast<bitstr_t*>(bitmap));
+  if (!g_state.plan.active) return result;
+  if (budget::MayUseHeldNodes(g_state.plan, StartingJobOf(job_ptr, g_state.default_min_runtime), now)) return result;
+  for (int index : g_state.held) {
+    if (index < bit_size(result)) bit_clear(result, index);
+  }
+  return result;
+}
+
+// The core's choices, tried one after the other with cons_tres (no
+// preemption). True, with *bitmap set to the allocation, if one fits.
+bool TryPackedChoices(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, const bitstr_t* allowed,
+                      const NodeView& view, const budget::GpuRequest& request, uint32_t min_nodes,
+                      uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, bitstr_t* exc_core_bitmap) {
+  std::vector<budget::NodeState> nodes = view.nodes;
+  for (budget::NodeState& n : nodes) {
+    n.usable = n.usable && bit_test(const_cast<bitstr_t*>(allowed), view.slurm_index[n.index]);
+  }
+  for (int attempt = 0; attempt < kMaxPackingTries; ++attempt) {
+    budget::NodeChoice choice;
+    budget::Status st = budget::ChooseNodes(nodes, request, &choice);
+    if (!st.ok()) {
+      error("select/topo: packing refused JobId=%u: %s", job_ptr->job_id, st.message().c_str());
+      return false;
+    }
+    if (!choice.feasible) return false;
+    bitstr_t* trial = bit_alloc(bit_size(bitmap));
+    for (int32_t position : choice.nodes) bit_set(trial, view.slurm_index[position]);
+    int rc = job_test(job_ptr, trial, min_nodes, max_nodes, req_nodes, mode, nullptr, nullptr, exc_core_bitmap);
+    if (rc == SLURM_SUCCESS) {
+      bit_copybits(bitmap, trial);
+      FREE_NULL_BITMAP(trial);
+      debug("select/topo: JobId=%u packed onto %s (try %d)", job_ptr->job_id, view.names[choice.nodes[0]].c_str(),
+            attempt + 1);
+      return true;
+    }
+    FREE_NULL_BITMAP(trial);
+    for (int32_t position : choice.nodes) nodes[position].usable = false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ConfigureSteering(const budget::BudgetConfig& config, const std::string& state_dir) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_state.hero_wait = config.hero_wait;
+  g_state.default_min_runtime = config.default_min_runtime;
+  g_state.state_file = state_dir.empty() ? "" : state_dir + "/" + budget::kPackingStateFile;
+}
+
+int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes,
+                 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
+                 List* preemptee_job_list, bitstr_t* exc_core_bitmap) {
+  uint16_t base_mode = mode & SELECT_MODE_BASE;
+  if (base_mode != SELECT_MODE_RUN_NOW && base_mode != SELECT_MODE_WILL_RUN) {
+    return job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates, preemptee_job_list,
+                    exc_core_bitmap);
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  time_t now = time(nullptr);
+  NodeView view = BuildNodeView();
+  RefreshHeroPlan(view, now);
+  bitstr_t* allowed = WithoutHeldNodes(job_ptr, bitmap, now);
+
+  budget::GpuRequest request;
+  bool steerable = base_mode == SELECT_MODE_RUN_NOW && job_ptr->details && !job_ptr->details->req_node_bitmap &&
+                   JobGpuRequest(job_ptr, min_nodes, &request);
+  if (steerable && TryPackedChoices(job_test, job_ptr, bitmap, allowed, view, request, min_nodes, max_nodes,
+                                    req_nodes, mode, exc_core_bitmap)) {
+    FREE_NULL_BITMAP(allowed);
+    return SLURM_SUCCESS;
+  }
+  int rc = job_test(job_ptr, allowed, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
+                    preemptee_job_list, exc_core_bitmap);
+  bit_copybits(bitmap, allowed);
+  FREE_NULL_BITMAP(allowed);
+  return rc;
+}
+
+void PublishPackingState() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  PublishLocked(BuildNodeView(), time(nullptr));
+}
+
+}  // namespace topo

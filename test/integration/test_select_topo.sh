@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# select/topo on real clusters of 8-GPU nodes:
+#   1. packing: a sequence where best fit by free GPUs and cons_tres's own
+#      choice differ (free CPUs and free GPUs point different ways); the job
+#      needing most of a node, then a whole-node job, start at once under
+#      select/topo. The same sequence runs under stock select/cons_tres on a
+#      second cluster, and both outcomes and fragmentation figures are
+#      printed side by side.
+#   2. what cons_tres did still works under the wrapper: CUDA_VISIBLE_DEVICES,
+#      preemption (partition priority), sinfo/squeue/scontrol, a slurmctld
+#      restart with running jobs.
+#   3. hero job: a whole-cluster job starts within a bounded time while a
+#      stream of small protected jobs keeps arriving (HeroWait=0:10).
+. "$(dirname "$0")/lib.sh"
+
+BASE_DIR=$CLUSTER_DIR
+ALL_DIRS=()
+
+# use_cluster NAME: points the Slurm commands (and lib.sh) at a cluster of
+# its own directory, so several clusters never share ports or state.
+use_cluster() {
+  export CLUSTER_DIR=$BASE_DIR-$1
+  export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
+  ALL_DIRS+=("$CLUSTER_DIR")
+}
+stop_all() {
+  local d
+  for d in "${ALL_DIRS[@]}"; do CLUSTER_DIR=$d "$CLUSTER" stop >/dev/null 2>&1 || true; done
+}
+# start_cluster SELECT_TYPE ARGS...: a cluster with that select plugin.
+start_cluster() {
+  local select=$1; shift
+  SELECT_TYPE=$select cluster_start "$@"
+  trap stop_all EXIT
+}
+
+node_of() { job_field "$1" NodeList; }
+node_is() { [ "$(node_of "$1")" = "$2" ] || { echo "job $1 on '$(node_of "$1")', want $2"; return 1; }; }
+running() { wait_state "$1" RUNNING "${2:-15}"; }
+# runs_beside JOB OTHER: JOB runs, on the node OTHER runs on.
+runs_beside() { running "$1" && node_is "$1" "$(node_of "$2")"; }
+# free_gpus: "n1=7 n2=0 ..." from sinfo (total minus used), for printing.
+free_gpus() {
+  sinfo -h -N -p gpu -O 'NodeList:10,Gres:20,GresUsed:40' | awk '{
+    split($2, t, ":"); total = t[2] + 0; used = 0
+    if (match($3, /gpu:[0-9]+/)) used = substr($3, RSTART + 4, RLENGTH - 4) + 0
+    printf "%s=%d ", $1, total - used }'
+}
+# fragmentation_of "n1=7 n2=0 ...": free GPUs on partially free nodes / all
+# free GPUs, as the core defines it (packing.h), for the stock plugin which
+# publishes nothing.
+fragmentation_of() {
+  echo "$1" | tr ' ' '\n' | awk -F= 'NF == 2 { free += $2; if ($2 > 0 && $2 < 8) part += $2 }
+    END { if (free == 0) printf "0.00 (0 of 0)"; else printf "%.2f (%d of %d)", part / free, part, free }'
+}
+state_field() { sed -n "s/^  \"$1\":\([^,]*\),*$/\1/p" "$CLUSTER_DIR/state/select_topo_state.json"; }
+
+# The packing sequence; prints "C=<node> D=<state>@<node> E=<state>@<node> frag=<...>".
+# A takes 1 GPU and 12 CPUs of n1, B 6 GPUs and 1 CPU of n2: n1 has more
+# free GPUs (7) but fewer free CPUs (4); n3 is empty. C (2 GPUs, 2 CPUs):
+# best fit by GPUs is n2 (2 free); cons_tres prefers n1. D needs 7 GPUs, E
+# a whole node.
+run_sequence() {
+  local a b c d e
+  a=$(submit -w n1 --gres=gpu:1 -c 12 -t 10 --wrap 'sleep 600') || return 1
+  b=$(submit -w n2 --gres=gpu:6 -c 1 -t 10 --wrap 'sleep 600') || return 1
+  running "$a" >/dev/null && running "$b" >/dev/null || return 1
+  c=$(submit --gres=gpu:2 -c 2 -t 10 --wrap 'sleep 600') || return 1
+  running "$c" >/dev/null || return 1
+  d=$(submit --gres=gpu:7 -c 2 -t 10 --wrap 'sleep 600') || return 1
+  poll 10 state_is "$d" RUNNING >/dev/null
+  local free_after_d; free_after_d=$(free_gpus)
+  e=$(submit --gres=gpu:8 -c 2 -t 10 --wrap 'sleep 600') || return 1
+  poll 10 state_is "$e" RUNNING >/dev/null
+  echo "$a $b $c $d $e" > "$CLUSTER_DIR/sequence.jobs"
+  echo "C=$(node_of "$c") D=$(job_state "$d")@$(node_of "$d") E=$(job_state "$e")@$(node_of "$e")" \
+    "frag_after_D=$(fragmentation_of "$free_after_d") free_after_D=[${free_after_d% }]"
+}
+
+# --- 1. packing, select/topo then stock cons_tres ---------------------------------
+use_cluster topo
+export SLURM_CONF_EXTRA='PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
+PartitionName=urgent Nodes=ALL PriorityTier=10 State=UP'
+start_cluster select/topo -n 3
+check "select/topo is the select plugin" grep -Eq '^SelectType *= select/topo' <<<"$(scontrol show config)"
+check "select/topo loaded cons_tres and logged only in slurmctld" \
+  grep -q 'select/topo: packing GPUs over select/cons_tres' "$CLUSTER_DIR/log/slurmctld.log"
+
+topo_out=$(run_sequence)
+topo_jobs=$(cat "$CLUSTER_DIR/sequence.jobs")
+topo_frag=$(state_field fragmentation)
+check "C goes to the best fit by GPUs (n2), not the node with more free GPUs" contains "C=n2 " "$topo_out"
+check "D (7 GPUs) starts at once on n1, leaving n3 whole" contains "D=RUNNING@n1 " "$topo_out"
+check "E (a whole node) starts at once on n3" contains "E=RUNNING@n3 " "$topo_out"
+check "the state file has the fragmentation figure" test -n "$topo_frag"
+check "the log has the fragmentation figure" \
+  grep -Eq 'select/topo: fragmentation [0-9.]+ \([0-9]+ of [0-9]+ free GPUs cannot host a whole-node job\)' \
+  "$CLUSTER_DIR/log/slurmctld.log"
+
+# --- 2. cons_tres's behaviour under the wrapper (same cluster) -----------------------
+scancel $topo_jobs
+poll 30 bash -c '[ -z "$(squeue -h -t R,CG)" ]' >/dev/null
+check "the state file shows all 24 GPUs free again" poll 10 bash -c "grep -q '\"free_gpus\":24,' $CLUSTER_DIR/state/select_topo_state.json"
+out=$CLUSTER_DIR/cvd.out
+id=$(submit --gres=gpu:3 -o "$out" --wrap 'echo "CVD=$CUDA_VISIBLE_DEVICES"') || fail_now "sbatch a GPU job"
+check "a 3-GPU job completes" wait_state "$id" COMPLETED 30
+check "GPU binding: the job sees 3 GPUs in CUDA_VISIBLE_DEVICES" grep -qx 'CVD=0,1,2' "$out"
+check "sinfo shows 3 nodes with gpu:8" poll 10 bash -c '[ "$(sinfo -h -N -p gpu -o "%N %G" | grep -c "gpu:8")" -eq 3 ]'
+
+low=$(submit -p gpu -N 3 --gres=gpu:8 -t 10 --wrap 'sleep 600') || fail_now "sbatch the low job"
+check "a low-priority job takes the whole cluster" running "$low"
+check "squeue lists it with its GPUs" contains "gres:gpu:8" "$(squeue -h -j "$low" -o '%b')"
+check "scontrol shows its GPUs in use on n1" contains "GresUsed=gpu:8" "$(scontrol -d show node n1)"
+urgent=$(submit -p urgent --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch the urgent job"
+check "preemption: the urgent job starts" running "$urgent" 40
+check "preemption: the low job was cancelled for it" poll 20 bash -c "scontrol show job $low | grep -q 'JobState=\(CANCELLED\|PREEMPTED\)'"
+
+r1=$(submit --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch r1"
+check "a second 4-GPU job runs" running "$r1"
+check "best fit: it packs beside the urgent job's 4 GPUs" runs_beside "$r1" "$urgent"
+before=$(squeue -h -t R -o '%i %N' | sort)
+"$CLUSTER" restart-ctld >/dev/null 2>&1 || fail_now "slurmctld restarts"
+check "after a slurmctld restart the jobs still run where they ran" \
+  bash -c "[ \"\$(squeue -h -t R -o '%i %N' | sort)\" = '$before' ]"
+check "after the restart GPU use is restored (8 of 24 in use)" \
+  poll 20 bash -c "grep -q '\"free_gpus\":16,' $CLUSTER_DIR/state/select_topo_state.json"
+# Allocations were restored, not forgotten: two more 4-GPU jobs share one
+# node and a whole-node job still finds the third.
+r2=$(submit --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch r2"
+check "after the restart a new 4-GPU job starts" running "$r2"
+r3=$(submit --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch r3"
+check "the next 4-GPU job packs beside it" runs_beside "$r3" "$r2"
+w=$(submit --gres=gpu:8 -t 10 --wrap 'sleep 600') || fail_now "sbatch w"
+check "and a whole-node job still starts" running "$w"
+check "no node has more than 8 GPUs in use" bash -c "! sinfo -h -N -p gpu -O GresUsed:40 | grep -Eq 'gpu:(9|[1-9][0-9])'"
+scancel $urgent $r1 $r2 $r3 $w 2>/dev/null
+cluster_stop
+
+use_cluster cons_tres
+start_cluster select/cons_tres -n 3
+stock_out=$(run_sequence)
+cluster_stop
+
+echo "sequence under select/topo:      $topo_out (state file: $topo_frag)"
+echo "sequence under select/cons_tres: $stock_out"
+check "under stock cons_tres C went elsewhere (the two choices differ)" bash -c "! grep -q 'C=n2 ' <<<'$stock_out'"
+
+# --- 3. hero job -----------------------------------------------------------------
+export SCHEDULER_TYPE=sched/backfill
+export SLURM_CONF_EXTRA='SchedulerParameters=bf_interval=1'
+export BUDGET_CONF='HeroWait=0:10
+DefaultMinRuntime=10:00
+MaxMinRuntime=8:00:00'
+
+# stream SECONDS: 1-GPU jobs without a time limit, two a second, each
+# protected for 10 min (DefaultMinRuntime) though it ends after 6 s: never
+# preemptible in time, so only a hold can make room for a big job.
+stream() {
+  local until=$((SECONDS + $1))
+  while [ $SECONDS -lt $until ]; do
+    sbatch -Q --gres=gpu:1 -c 1 -o /dev/null --wrap 'sleep 6' >/dev/null 2>&1
+    sleep 0.5
+  done
+}
+# hero_run LIMIT: fills the cluster with the stream, submits a whole-cluster
+# job and keeps the stream going; prints the hero's id and its wait in
+# seconds ("pending" if it had not started after LIMIT s).
+hero_run() {
+  local limit=$1 hero start stream_pid waited
+  stream 8
+  start=$SECONDS
+  hero=$(submit -N 2 --gres=gpu:8 -c 1 -t 5 -o /dev/null --wrap 'sleep 5') || return 1
+  stream $((limit + 5)) &
+  stream_pid=$!
+  if poll "$limit" state_is "$hero" RUNNING >/dev/null; then waited=$((SECONDS - start)); else waited=pending; fi
+  kill "$stream_pid" 2>/dev/null; wait "$stream_pid" 2>/dev/null
+  echo "$hero $waited"
+}
+submitted_after() { scontrol show job -o | sed -n 's/^JobId=\([0-9]*\) .*/\1/p' | awk -v h="$1" '$1 > h' | wc -l; }
+
+use_cluster hero
+start_cluster select/topo -n 2
+read -r hero topo_wait < <(hero_run 45)
+check "the whole-cluster hero job starts within 45 s while small jobs keep arriving" test "$topo_wait" != pending
+check "the stream kept arriving while it waited (>= 10 jobs submitted after it)" test "$(submitted_after "$hero")" -ge 10
+check "the log names the nodes held for it" grep -q "select/topo: JobId=$hero first in line" "$CLUSTER_DIR/log/slurmctld.log"
+check "the hold is released once it starts" grep -q "hold for JobId=$hero released" "$CLUSTER_DIR/log/slurmctld.log"
+grep "select/topo: JobId=$hero\|hold for JobId=$hero" "$CLUSTER_DIR/log/slurmctld.log" | sed 's/^/     | /'
+cluster_stop
+
+use_cluster hero-cons_tres
+start_cluster select/cons_tres -n 2
+read -r _ stock_wait < <(hero_run 40)
+cluster_stop
+echo "hero job wait (whole cluster, HeroWait=10 s): select/topo ${topo_wait}s; stock select/cons_tres ${stock_wait}$( [ "$stock_wait" = pending ] && echo ' after 40 s' || echo s)"
+
+finish
