@@ -7,11 +7,16 @@
 // A thin adapter: translate Slurm's records, ask the core (job_contract.h),
 // apply the answer. Every rule and message lives in the core.
 //
+// With PriorityType=priority/budget and UnknownAccount=reject it also refuses
+// a job whose account no node of the allocation tree binds
+// (known_accounts.h: the tree priority/budget last loaded, never fetched).
+//
 // Locks: Slurm calls job_submit() with at least the job and partition read
 // locks held, and job_modify() with the job write lock held, possibly from
 // several RPC threads at once. The plugin's only state, the configuration,
 // is written in init() before any call and read-only afterwards.
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +37,7 @@ extern "C" {
 #include "libbudget/config.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/time_string.h"
+#include "known_accounts.h"
 
 extern "C" {
 extern const char plugin_name[] = "Job contract (--min-runtime, --resumable) plugin";
@@ -42,6 +48,8 @@ extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 namespace {
 
 budget::BudgetConfig g_config;
+// Set in init() when UnknownAccount=reject applies (priority/budget in use).
+std::unique_ptr<budget_submit::KnownAccounts> g_known_accounts;
 
 // Slurm time limits are minutes, NO_VAL (not given) or INFINITE; the core
 // takes seconds, < 0 meaning unlimited or unknown.
@@ -101,7 +109,21 @@ void SetSlurmString(char** field, const std::string& value) {
   *field = xstrdup(value.c_str());
 }
 
+// UnknownAccount=reject: the account must be bound in the allocation tree.
+int CheckAccount(const job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
+  if (!g_known_accounts) return SLURM_SUCCESS;
+  std::string account = job_desc->account ? job_desc->account : "";
+  if (g_known_accounts->Check(account) != budget_submit::KnownAccounts::Verdict::kUnknown) return SLURM_SUCCESS;
+  std::string message = "account " + (account.empty() ? std::string("(none)") : account) +
+                        " has no allocation in the budget tree (UnknownAccount=reject)";
+  info("job_submit/contract: refused a job of uid %u: %s", submit_uid, message.c_str());
+  if (err_msg) *err_msg = xstrdup(message.c_str());
+  return ESLURM_INVALID_ACCOUNT;
+}
+
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
+  int rc = CheckAccount(job_desc, submit_uid, err_msg);
+  if (rc != SLURM_SUCCESS) return rc;
   std::optional<std::string> min_runtime =
       SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME");
   std::optional<std::string> resumable =
@@ -219,6 +241,11 @@ int init(void) {
     }
     if (missing) info("job_submit/contract: %s not found, using the defaults", path.c_str());
     g_config = config;
+    if (config.unknown_account == budget::UnknownAccountPolicy::kReject && slurm_conf.priority_type &&
+        std::string(slurm_conf.priority_type) == "priority/budget" && slurm_conf.state_save_location) {
+      g_known_accounts = std::make_unique<budget_submit::KnownAccounts>(
+          std::string(slurm_conf.state_save_location) + "/" + budget_submit::kLastGoodTreeFileName);
+    }
     info("job_submit/contract: loaded; MaxMinRuntime=%s DefaultMinRuntime=%s",
          budget::FormatDuration(g_config.max_min_runtime).c_str(),
          budget::FormatDuration(g_config.default_min_runtime).c_str());
