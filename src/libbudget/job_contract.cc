@@ -97,7 +97,7 @@ Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds ti
                                    ", the longest protected runtime this cluster grants");
   }
   if (time_limit >= 0 && min_runtime > time_limit) {
-    return Status::InvalidArgument(OptionText(text) + " is longer than the job's time limit (--time=" +
+    return Status::InvalidArgument(OptionText(text) + " is longer than the job's time limit (" +
                                    FormatDuration(time_limit) +
                                    "); a job cannot be protected for longer than it may run");
   }

@@ -52,7 +52,8 @@ inline bool operator!=(const JobContract& a, const JobContract& b) { return !(a 
 
 // Admits the contract a job declares at submission. `min_runtime_text` is the
 // raw --min-runtime text (nullptr: the option was not given); `time_limit` is
-// the job's time limit in seconds (< 0: unlimited or unknown, not checked).
+// the job's time limit in seconds (< 0: unlimited or unknown, not checked),
+// from --time or from the partition; messages name it without saying which.
 // On error *out is untouched and the message, written for the researcher at
 // the terminal, names the option, the bad value and the limit it broke, e.g.
 //   --min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00, the longest ...

@@ -89,8 +89,8 @@ const RefuseCase kRefused[] = {
     {"-5", kUnlimited, "--min-runtime=-5: invalid time \"-5\""},
     {"1:2:3:4", kUnlimited, "--min-runtime=1:2:3:4: invalid time"},
     // 2 h > --time=1:00:00: names both.
-    {"2:00:00", 3600, "--min-runtime=2:00:00 is longer than the job's time limit (--time=1:00:00)"},
-    {"0:61", 60, "--min-runtime=0:61 is longer than the job's time limit (--time=01:00)"},
+    {"2:00:00", 3600, "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)"},
+    {"0:61", 60, "--min-runtime=0:61 is longer than the job's time limit (01:00)"},
 };
 
 void test_each_refusal_names_the_value_and_the_limit(void**) {

@@ -9,6 +9,9 @@
 USER_NAME=${CONTRACT_TEST_USER:-budgetuser}
 
 # A non-zero DefaultMinRuntime, so that the default is seen to apply.
+# Partitions with a default or only a maximum time, for jobs that give no --time.
+export SLURM_CONF_EXTRA='PartitionName=short Nodes=ALL DefaultTime=5 MaxTime=60 State=UP
+PartitionName=capped Nodes=ALL MaxTime=10 State=UP'
 export BUDGET_CONF='# budget.conf of test_contract
 MaxMinRuntime=8:00:00
 DefaultMinRuntime=0:30'
@@ -86,8 +89,15 @@ check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=8:00:00" \
 check "--min-runtime=abc is refused naming abc" \
   refused 'sbatch: error: --min-runtime=abc: invalid time "abc"' --min-runtime=abc --wrap true
 check "--min-runtime=2:00:00 --time=1:00:00 is refused naming both" \
-  refused "--min-runtime=2:00:00 is longer than the job's time limit (--time=1:00:00)" \
+  refused "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)" \
   --min-runtime=2:00:00 --time=1:00:00 --wrap true
+check "without --time the partition's DefaultTime (5 min) bounds --min-runtime" \
+  refused "--min-runtime=10 is longer than the job's time limit (05:00)" -p short --min-runtime=10 --wrap true
+check "without --time and DefaultTime the partition's MaxTime (10 min) bounds it" \
+  refused "--min-runtime=11 is longer than the job's time limit (10:00)" -p capped --min-runtime=11 --wrap true
+id=$(submit -o /dev/null --hold -p short --time=20 --min-runtime=10 --wrap true) || fail_now "sbatch -p short --time=20"
+check "... and with --time=20 (within MaxTime=60) --min-runtime=10 is accepted" \
+  field_is "$id" AdminComment "contract:min_runtime=600,resumable=0,declared=1"
 check "--min-runtime= (empty) is refused" refused 'invalid time ""' --min-runtime= --wrap true
 check "a refusal also says why the submission failed" \
   refused "Batch job submission failed: Invalid time specified" --min-runtime=-1 --wrap true
