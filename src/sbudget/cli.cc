@@ -1,0 +1,342 @@
+// The sbudget command line (cli.h).
+#include "sbudget/cli.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "libbudget/report_snapshot.h"
+#include "libbudget/time_string.h"
+#include "sbudget/history_chart.h"
+#include "sbudget/report_table.h"
+#include "sbudget/snapshot_locate.h"
+#include "sbudget/tree_review.h"
+
+namespace sbudget {
+
+using budget::ReportSnapshot;
+using budget::Status;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+const char kUsage[] =
+    "Usage: sbudget [-A ACCOUNTS] [-u USERS] [-a] [-l] [-n] [-p|-P|--json] [--snapshot FILE]\n"
+    "       sbudget explain JOBID [--snapshot FILE]\n"
+    "       sbudget history [--since TIME] [--paths PATH,...] (--svg FILE | --csv) [--snapshot FILE]\n"
+    "       sbudget validate FILE\n"
+    "       sbudget diff OLD NEW [--as USER]\n"
+    "See sbudget(1).\n";
+
+// Options of every sub-command, parsed Slurm-style: short flags may be
+// grouped (-la), values follow the option or `=` (--as=bob, -Abio).
+struct Options {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> values;  // long name -> value
+  std::map<std::string, bool> flags;          // long name -> set
+  bool Flag(const std::string& name) const { return flags.count(name) != 0; }
+  const std::string* Value(const std::string& name) const {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+};
+
+struct OptionSpec {
+  char short_name;  // 0: none
+  const char* long_name;
+  bool takes_value;
+};
+
+const OptionSpec kOptions[] = {
+    {'A', "accounts", true}, {'u', "users", true},   {'a', "all", false},
+    {'l', "long", false},    {'n', "noheader", false}, {'p', "parsable", false},
+    {'P', "parsable2", false}, {0, "json", false},   {0, "snapshot", true},
+    {0, "since", true},      {0, "svg", true},       {0, "csv", false},
+    {0, "paths", true},      {0, "as", true},        {'h', "help", false},
+    {'V', "version", false},
+};
+
+const OptionSpec* FindShort(char c) {
+  for (const OptionSpec& o : kOptions) {
+    if (o.short_name == c) return &o;
+  }
+  return nullptr;
+}
+
+const OptionSpec* FindLong(const std::string& name) {
+  for (const OptionSpec& o : kOptions) {
+    if (name == o.long_name) return &o;
+  }
+  return nullptr;
+}
+
+Status ParseOptions(const std::vector<std::string>& args, size_t first, Options* out) {
+  for (size_t i = first; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto take_value = [&](const OptionSpec& o, std::string inline_value, bool has_inline) -> Status {
+      if (!o.takes_value) {
+        if (has_inline) return Status::InvalidArgument("option --" + std::string(o.long_name) + " takes no value");
+        out->flags[o.long_name] = true;
+        return Status::Ok();
+      }
+      if (!has_inline) {
+        if (i + 1 >= args.size()) return Status::InvalidArgument("option --" + std::string(o.long_name) + " needs a value");
+        inline_value = args[++i];
+      }
+      out->values[o.long_name] = inline_value;
+      return Status::Ok();
+    };
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+      size_t eq = a.find('=');
+      std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      const OptionSpec* o = FindLong(name);
+      if (o == nullptr) return Status::InvalidArgument("unknown option --" + name);
+      Status s = take_value(*o, eq == std::string::npos ? "" : a.substr(eq + 1), eq != std::string::npos);
+      if (!s.ok()) return s;
+    } else if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
+      for (size_t k = 1; k < a.size(); ++k) {
+        const OptionSpec* o = FindShort(a[k]);
+        if (o == nullptr) return Status::InvalidArgument(std::string("unknown option -") + a[k]);
+        if (o->takes_value) {
+          Status s = take_value(*o, a.substr(k + 1), k + 1 < a.size());
+          if (!s.ok()) return s;
+          break;
+        }
+        out->flags[o->long_name] = true;
+      }
+    } else {
+      out->positional.push_back(a);
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+// Reads the snapshot per snapshot_locate.h; on failure prints the problem.
+bool LoadSnapshot(const Options& opts, const Environment& env, ReportSnapshot* out, Io* io) {
+  std::string file;
+  if (const std::string* f = opts.Value("snapshot")) {
+    file = *f;
+  } else {
+    std::ifstream conf(env.slurm_conf);
+    if (!conf) {
+      // libslurm would retry reading it for a minute: say so at once.
+      io->err += "sbudget: cannot read " + env.slurm_conf +
+                 " (set SLURM_CONF) to find StateSaveLocation; or give --snapshot FILE\n";
+      return false;
+    }
+    std::stringstream text;
+    text << conf.rdbuf();
+    std::string dir = StateSaveLocationFromConf(text.str());
+    // Not in the file: Slurm's default applies, which the controller knows.
+    if (dir.empty() && env.load_state_save_location) {
+      Status s = env.load_state_save_location(&dir);
+      if (!s.ok()) {
+        io->err += "sbudget: " + env.slurm_conf + " names no StateSaveLocation, and " +
+                   s.message() + "; give --snapshot FILE\n";
+        return false;
+      }
+    }
+    if (dir.empty()) {
+      io->err += "sbudget: cannot find StateSaveLocation (" + env.slurm_conf +
+                 "); give --snapshot FILE\n";
+      return false;
+    }
+    file = SnapshotFileIn(dir);
+  }
+  Status s = budget::ReadReportSnapshot(file, out);
+  if (!s.ok()) {
+    io->err += "sbudget: " + SnapshotProblem(s, file) + "\n";
+    return false;
+  }
+  std::string warning = StalenessWarning(*out, env.now);
+  if (!warning.empty()) io->err += "sbudget: " + warning + "\n";
+  return true;
+}
+
+int Usage(Io* io, const std::string& why) {
+  io->err += "sbudget: " + why + "\n" + kUsage;
+  return kExitUsage;
+}
+
+int RunReport(const Options& opts, const Environment& env, Io* io) {
+  if (!opts.positional.empty()) return Usage(io, "unknown sub-command '" + opts.positional[0] + "'");
+  int styles = opts.Flag("parsable") + opts.Flag("parsable2") + opts.Flag("json");
+  if (styles > 1) return Usage(io, "-p, -P and --json exclude each other");
+  ReportSnapshot snapshot;
+  if (!LoadSnapshot(opts, env, &snapshot, io)) return kExitFailed;
+  ReportFilter filter;
+  if (const std::string* v = opts.Value("accounts")) filter.accounts = SplitList(*v);
+  if (const std::string* v = opts.Value("users")) filter.users = SplitList(*v);
+  filter.all_users = opts.Flag("all");
+  filter.current_user = env.current_user;
+  std::vector<size_t> rows = SelectNodes(snapshot, filter);
+  if (opts.Flag("json")) {
+    io->out += FormatJson(snapshot, rows, env.now);
+    return kExitOk;
+  }
+  TableOptions table;
+  table.long_format = opts.Flag("long");
+  table.header = !opts.Flag("noheader");
+  table.style = opts.Flag("parsable") ? TableStyle::kParsable
+                : opts.Flag("parsable2") ? TableStyle::kParsable2 : TableStyle::kColumns;
+  if (table.style == TableStyle::kColumns && table.header) {
+    io->out += FormatSnapshotSummary(snapshot, env.now);
+  }
+  io->out += FormatTable(snapshot, rows, table);
+  return kExitOk;
+}
+
+int RunExplain(const Options& opts, const Environment& env, Io* io) {
+  if (opts.positional.size() != 2) return Usage(io, "explain takes one JOBID");
+  const std::string& text = opts.positional[1];
+  char* end = nullptr;
+  errno = 0;
+  unsigned long id = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || id == 0 || id > UINT32_MAX) {
+    return Usage(io, "'" + text + "' is not a job id");
+  }
+  ReportSnapshot snapshot;
+  Io snapshot_io;
+  bool have_snapshot = LoadSnapshot(opts, env, &snapshot, &snapshot_io);
+  io->err += snapshot_io.err;
+  SlurmJob slurm;
+  bool have_slurm = false;
+  if (env.load_job) {
+    Status s = env.load_job(static_cast<uint32_t>(id), &slurm);
+    have_slurm = s.ok();
+    if (!s.ok() && !s.IsNotFound()) io->err += "sbudget: " + s.message() + "\n";
+  }
+  std::string out;
+  Status s = ExplainJob(static_cast<uint32_t>(id), have_slurm ? &slurm : nullptr,
+                        have_snapshot ? &snapshot : nullptr, env.now, &out);
+  if (!s.ok()) {
+    io->err += "sbudget: " + s.message() + "\n";
+    return kExitFailed;
+  }
+  io->out += out;
+  return kExitOk;
+}
+
+int RunHistory(const Options& opts, const Environment& env, Io* io) {
+  if (opts.positional.size() != 1) return Usage(io, "history takes no arguments besides options");
+  const std::string* svg = opts.Value("svg");
+  if ((svg != nullptr) == opts.Flag("csv")) return Usage(io, "history needs exactly one of --svg FILE and --csv");
+  budget::TimePoint since = std::numeric_limits<budget::TimePoint>::min();
+  if (const std::string* v = opts.Value("since")) {
+    Status s = ParseSince(*v, env.now, &since);
+    if (!s.ok()) return Usage(io, s.message());
+  }
+  ReportSnapshot snapshot;
+  if (!LoadSnapshot(opts, env, &snapshot, io)) return kExitFailed;
+  std::vector<std::string> paths;
+  if (const std::string* v = opts.Value("paths")) paths = SplitList(*v);
+  std::string root_name = snapshot.nodes.empty() ? "cluster" : snapshot.nodes[0].name;
+  std::vector<budget::SnapshotHistory> series = SelectHistory(snapshot, paths, since);
+  if (svg == nullptr) {
+    io->out += FormatHistoryCsv(series, root_name);
+    return kExitOk;
+  }
+  std::ofstream file(*svg, std::ios::binary | std::ios::trunc);
+  file << FormatHistorySvg(series, root_name);
+  file.close();
+  if (!file) {
+    io->err += "sbudget: cannot write " + *svg + ": " + std::strerror(errno) + "\n";
+    return kExitFailed;
+  }
+  io->out += "wrote " + *svg + " (" + std::to_string(series.size()) + " allocations)\n";
+  return kExitOk;
+}
+
+int Emit(const ReviewResult& r, Io* io) {
+  io->out += r.out;
+  for (size_t start = 0; start < r.err.size();) {
+    size_t eol = r.err.find('\n', start);
+    io->err += "sbudget: " + r.err.substr(start, eol - start) + "\n";
+    start = eol == std::string::npos ? r.err.size() : eol + 1;
+  }
+  return r.exit_code;
+}
+
+}  // namespace
+
+Status ParseSince(const std::string& text, budget::TimePoint now, budget::TimePoint* out) {
+  if (text == "now") {
+    *out = now;
+    return Status::Ok();
+  }
+  if (text.rfind("now-", 0) == 0) {
+    budget::Seconds ago = 0;
+    Status s = budget::ParseDuration(text.substr(4), &ago);
+    if (!s.ok()) return Status::InvalidArgument("--since " + text + ": " + s.message());
+    *out = now - ago;
+    return Status::Ok();
+  }
+  if (!text.empty() && text[0] == '@') {
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(text.c_str() + 1, &end, 10);
+    if (text.size() > 1 && *end == '\0' && errno == 0) {
+      *out = v;
+      return Status::Ok();
+    }
+  }
+  for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
+    struct tm tm = {};
+    const char* end = strptime(text.c_str(), format, &tm);
+    if (end != nullptr && *end == '\0') {
+      tm.tm_isdst = -1;
+      *out = mktime(&tm);
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument("--since " + text +
+                                 ": expected now, now-DURATION (e.g. now-1-0), @EPOCH or "
+                                 "YYYY-MM-DD[THH:MM[:SS]]");
+}
+
+int RunSbudget(const std::vector<std::string>& args, const Environment& env, Io* io) {
+  Options opts;
+  Status s = ParseOptions(args, 0, &opts);
+  if (!s.ok()) return Usage(io, s.message());
+  if (opts.Flag("help")) {
+    io->out += kUsage;
+    return kExitOk;
+  }
+  if (opts.Flag("version")) {
+    io->out += std::string("sbudget ") + PACKAGE_VERSION + "\n";
+    return kExitOk;
+  }
+  const std::string command = opts.positional.empty() ? "" : opts.positional[0];
+  if (command == "explain") return RunExplain(opts, env, io);
+  if (command == "history") return RunHistory(opts, env, io);
+  if (command == "validate") {
+    if (opts.positional.size() != 2) return Usage(io, "validate takes one FILE");
+    return Emit(ValidateTreeFile(opts.positional[1]), io);
+  }
+  if (command == "diff") {
+    if (opts.positional.size() != 3) return Usage(io, "diff takes OLD and NEW");
+    std::optional<std::string> as;
+    if (const std::string* v = opts.Value("as")) as = *v;
+    return Emit(DiffTreeFiles(opts.positional[1], opts.positional[2], as), io);
+  }
+  return RunReport(opts, env, io);
+}
+
+}  // namespace sbudget

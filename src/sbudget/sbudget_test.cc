@@ -1,0 +1,696 @@
+// Tests of sbudget without Slurm: row selection, the column, parsable and
+// JSON reports parsed back, explain, history, validate and diff --as, and
+// the command line's exit statuses and messages. Slurm is replaced by
+// Environment functions; the snapshot is written by the core's writer.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <json-c/json.h>
+
+#include "libbudget/test_support.h"
+
+#include "libbudget/report_snapshot.h"
+#include "sbudget/cli.h"
+#include "sbudget/explain.h"
+#include "sbudget/history_chart.h"
+#include "sbudget/report_table.h"
+#include "sbudget/snapshot_locate.h"
+
+namespace {
+
+using budget::ReportSnapshot;
+using budget::SnapshotJob;
+using budget::SnapshotJobState;
+using budget::SnapshotNode;
+using budget::Status;
+
+constexpr budget::TimePoint kGenerated = 1700000000;
+constexpr budget::TimePoint kNow = kGenerated + 10;
+
+SnapshotNode Node(const char* path, const char* name, int depth, double share, double norm,
+                  double entitlement, uint32_t rank) {
+  SnapshotNode n;
+  n.path = path;
+  n.name = name;
+  n.depth = depth;
+  n.share = share;
+  n.normalized_share = norm;
+  n.entitlement = entitlement;
+  n.rank = rank;
+  return n;
+}
+
+SnapshotJob Job(uint32_t id, SnapshotJobState state, const char* path, uint32_t rank,
+                uint32_t position) {
+  SnapshotJob j;
+  j.job_id = id;
+  j.state = state;
+  j.user = "alice";
+  j.account = "pretrain";
+  j.node_path = path;
+  j.has_node = true;
+  j.gpus = 8;
+  j.contract_known = true;
+  j.min_runtime = 900;
+  j.resumable = true;
+  j.allocated = true;
+  j.rank = rank;
+  j.queue_position = position;
+  j.submit_time = kGenerated - 1000;
+  return j;
+}
+
+// The tree of issue 3 on 80 GPUs. Ranks: alice 0, bob 1, posttrain 2,
+// pretrain 3, robotics 4, science 5.
+ReportSnapshot Fixture() {
+  const uint32_t kNo = budget::FairShareOrder::kNoRank;
+  ReportSnapshot s;
+  s.generated_at = kGenerated;
+  s.tree_source = "/etc/slurm/budget-tree.json";
+  s.window = 604800;
+  s.bucket_width = 300;
+  s.history_width = 3600;
+  s.recalc_interval = 30;
+  s.capacity_gpus = 80;
+  s.nodes = {
+      Node("", "cluster", 0, 0, 1, 1, kNo),
+      Node("llm", "llm", 1, 50, 0.5, 0.5, kNo),
+      Node("llm/pretrain", "pretrain", 2, 70, 0.7, 0.35, 3),
+      Node("llm/posttrain", "posttrain", 2, 30, 0.3, 0.15, 2),
+      Node("llm/posttrain/alice", "alice", 3, 2, 2.0 / 3, 0.1, 0),
+      Node("llm/posttrain/bob", "bob", 3, 1, 1.0 / 3, 0.05, 1),
+      Node("robotics", "robotics", 1, 30, 0.3, 0.3, 4),
+      Node("science", "science", 1, 20, 0.2, 0.2, 5),
+  };
+  s.nodes[0].owners = {"director"};
+  s.nodes[1].owners = {"pi-llm"};
+  s.nodes[2].account = "pretrain";
+  s.nodes[3].account = "posttrain";
+  s.nodes[3].owners = {"lead-posttrain"};
+  s.nodes[4].user = "alice";
+  s.nodes[5].user = "bob";
+  s.nodes[6].account = "robotics";
+  s.nodes[6].owners = {"pi-robotics"};
+  s.nodes[7].account = "science";
+  // pretrain: 6 GPU-h used and delivered of 8 owed; 8 GPUs running, 16 pending.
+  SnapshotNode& pretrain = s.nodes[2];
+  pretrain.window_usage = 21600;
+  pretrain.delivered = 21600;
+  pretrain.owed = 28800;
+  pretrain.usage_ratio = 0.25;
+  pretrain.sibling_ratio = 1.5;
+  pretrain.running_gpus = 8;
+  pretrain.pending_gpus = 16;
+  s.nodes[0].window_usage = 36000;
+  s.nodes[7].sibling_ratio = std::numeric_limits<double>::infinity();
+
+  SnapshotJob waiting = Job(201, SnapshotJobState::kPending, "llm/pretrain", 3, 2);
+  waiting.priority = 2147450881;
+  waiting.fairshare = 0.5;
+  SnapshotJob favoured = Job(202, SnapshotJobState::kPending, "llm/pretrain", 3, 1);
+  favoured.user_priority = 5;
+  SnapshotJob first = Job(203, SnapshotJobState::kPending, "llm/posttrain/alice", 0, 0);
+  SnapshotJob free_work = Job(204, SnapshotJobState::kPending, "robotics", 4, 3);
+  free_work.min_runtime = 0;
+  free_work.allocated = false;
+  SnapshotJob running = Job(205, SnapshotJobState::kRunning, "llm/pretrain", 3,
+                            SnapshotJob::kNoPosition);
+  running.start_time = kNow - 600;
+  running.protection_end = kNow + 300;
+  SnapshotJob preempted = Job(206, SnapshotJobState::kPreempted, "robotics", 4,
+                              SnapshotJob::kNoPosition);
+  preempted.min_runtime = 0;
+  preempted.allocated = false;
+  preempted.has_preemption = true;
+  preempted.preemption = {203, "unallocated", "requeue", kNow - 60};
+  s.jobs = {waiting, favoured, first, free_work, running, preempted};
+
+  budget::SnapshotHistory root;
+  root.path = "";
+  root.start = kGenerated - 2 * 3600;
+  root.width = 3600;
+  root.delivered = {3600, 7200, 0};
+  root.owed = {7200, 7200, 3600};
+  budget::SnapshotHistory robotics = root;
+  robotics.path = "robotics";
+  robotics.delivered = {0, 3600, 0};
+  budget::SnapshotHistory bob = root;
+  bob.path = "llm/posttrain/bob";
+  s.history = {root, robotics, bob};
+  return s;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> Split(const std::string& line, char sep) {
+  std::vector<std::string> cells;
+  size_t start = 0;
+  while (true) {
+    size_t at = line.find(sep, start);
+    cells.push_back(line.substr(start, at - start));
+    if (at == std::string::npos) break;
+    start = at + 1;
+  }
+  return cells;
+}
+
+std::string Paths(const ReportSnapshot& s, const std::vector<size_t>& rows) {
+  std::string out;
+  for (size_t r : rows) out += (out.empty() ? "" : " ") + (s.nodes[r].path.empty() ? "/" : s.nodes[r].path);
+  return out;
+}
+
+void AssertContains(const std::string& text, const std::string& needle) {
+  if (text.find(needle) == std::string::npos) {
+    fail_msg("expected '%s' in:\n%s", needle.c_str(), text.c_str());
+  }
+}
+
+// --- selection ---------------------------------------------------------
+
+void TestSelectionFollowsSshare(void**) {
+  ReportSnapshot s = Fixture();
+  struct Case {
+    sbudget::ReportFilter filter;
+    const char* expected;
+  } cases[] = {
+      // Default for alice: every node but other users' (bob hidden).
+      {{{}, {}, false, "alice"},
+       "/ llm llm/pretrain llm/posttrain llm/posttrain/alice robotics science"},
+      // -a: bob too.
+      {{{}, {}, true, "alice"},
+       "/ llm llm/pretrain llm/posttrain llm/posttrain/alice llm/posttrain/bob robotics science"},
+      // -u pi-llm: the subtree pi-llm owns (with bob and alice), and its ancestor.
+      {{{}, {"pi-llm"}, false, "alice"},
+       "/ llm llm/pretrain llm/posttrain llm/posttrain/alice llm/posttrain/bob"},
+      // -u bob: bob's node and its ancestors only.
+      {{{}, {"bob"}, false, "alice"}, "/ llm llm/posttrain llm/posttrain/bob"},
+      // -A robotics,pretrain: those subtrees and their ancestors.
+      {{{"robotics", "pretrain"}, {}, false, "alice"}, "/ llm llm/pretrain robotics"},
+      // -A posttrain for carol: the account node, not alice's or bob's.
+      {{{"posttrain"}, {}, false, "carol"}, "/ llm llm/posttrain"},
+  };
+  for (const Case& c : cases) {
+    std::string got = Paths(s, sbudget::SelectNodes(s, c.filter));
+    if (got != c.expected) fail_msg("expected '%s', got '%s'", c.expected, got.c_str());
+  }
+}
+
+// --- parsable and columns ------------------------------------------------
+
+void TestParsable2RowsParseBack(void**) {
+  ReportSnapshot s = Fixture();
+  std::vector<size_t> rows = {0, 2, 7};
+  sbudget::TableOptions options;
+  options.style = sbudget::TableStyle::kParsable2;
+  std::vector<std::string> lines = Lines(sbudget::FormatTable(s, rows, options));
+  // A header and three rows.
+  assert_int_equal(lines.size(), 4);
+  std::vector<std::string> header = Split(lines[0], '|');
+  assert_true(header == sbudget::ColumnNames(false));
+  auto cell = [&](size_t line, const char* column) {
+    std::vector<std::string> cells = Split(lines[line], '|');
+    assert_int_equal(cells.size(), header.size());
+    for (size_t c = 0; c < header.size(); ++c) {
+      if (header[c] == column) return cells[c];
+    }
+    fail_msg("no column %s", column);
+    return std::string();
+  };
+  // Parsable rows carry the full path; the root its name.
+  assert_string_equal(cell(0 + 1, "Path").c_str(), "cluster");
+  assert_string_equal(cell(1 + 1, "Path").c_str(), "llm/pretrain");
+  assert_string_equal(cell(1 + 1, "Owners").c_str(), "");
+  // pretrain: 0.5 x 0.7 = 35.00%; 21600 GPU-s = 6.00 GPU-h; owed 8.00;
+  // delivered/owed 6/8 = 0.750; rank 3; 8 running, 16 pending GPUs.
+  assert_string_equal(cell(2, "Entitled%").c_str(), "35.00");
+  assert_string_equal(cell(2, "Share").c_str(), "70");
+  assert_string_equal(cell(2, "NormShare").c_str(), "0.7000");
+  assert_string_equal(cell(2, "UsageGPUh").c_str(), "6.00");
+  assert_string_equal(cell(2, "OwedGPUh").c_str(), "8.00");
+  assert_string_equal(cell(2, "Deliv/Owed").c_str(), "0.750");
+  assert_string_equal(cell(2, "Rank").c_str(), "3");
+  assert_string_equal(cell(2, "RunGPUs").c_str(), "8");
+  assert_string_equal(cell(2, "PendGPUs").c_str(), "16");
+  // The root: no share, no rank; owners listed.
+  assert_string_equal(cell(1, "Share").c_str(), "");
+  assert_string_equal(cell(1, "Rank").c_str(), "");
+  assert_string_equal(cell(1, "Owners").c_str(), "director");
+  // science owed nothing: 1 (nothing missed).
+  assert_string_equal(cell(3, "Deliv/Owed").c_str(), "1.000");
+}
+
+void TestParsableEndsEachLineWithBar(void**) {
+  ReportSnapshot s = Fixture();
+  sbudget::TableOptions options;
+  options.style = sbudget::TableStyle::kParsable;
+  options.header = false;  // -n
+  options.long_format = true;
+  std::vector<std::string> lines = Lines(sbudget::FormatTable(s, {6, 7}, options));
+  assert_int_equal(lines.size(), 2);
+  // Path + 12 columns by default; -l adds Account, User, UsageRatio,
+  // SiblingRatio: 13 + 4 = 17 columns, so 17 bars with the trailing one.
+  assert_int_equal(sbudget::ColumnNames(false).size(), 13);
+  assert_int_equal(sbudget::ColumnNames(true).size(), 17);
+  for (const std::string& line : lines) {
+    assert_int_equal(std::count(line.begin(), line.end(), '|'), 17);
+    assert_true(line.back() == '|');
+  }
+  assert_true(lines[0].rfind("robotics|pi-robotics|robotics||30|", 0) == 0);
+  // science's infinite sibling ratio is written "inf".
+  AssertContains(lines[1], "|inf|");
+}
+
+void TestColumnsIndentByDepthAndAlign(void**) {
+  ReportSnapshot s = Fixture();
+  std::vector<std::string> lines =
+      Lines(sbudget::FormatTable(s, {0, 1, 2, 4}, sbudget::TableOptions{}));
+  // Header, rule, 4 rows.
+  assert_int_equal(lines.size(), 6);
+  assert_true(lines[0].rfind("Path", 0) == 0);
+  assert_true(lines[1].find_first_not_of("- ") == std::string::npos);
+  // Depth d is indented 2d spaces.
+  assert_true(lines[2].rfind("cluster ", 0) == 0);
+  assert_true(lines[3].rfind("  llm ", 0) == 0);
+  assert_true(lines[4].rfind("    pretrain ", 0) == 0);
+  assert_true(lines[5].rfind("      alice ", 0) == 0);
+  // Right-aligned numbers end in the same column: Owners is left-aligned,
+  // Share the first right-aligned column.
+  size_t share_end = lines[0].find("Share") + 5;
+  assert_true(lines[4].substr(share_end - 2, 2) == "70");
+}
+
+// --- JSON ----------------------------------------------------------------
+
+void TestJsonParsesBack(void**) {
+  ReportSnapshot s = Fixture();
+  std::string text = sbudget::FormatJson(s, {0, 2, 7}, kNow);
+  json_object* root = json_tokener_parse(text.c_str());
+  assert_non_null(root);
+  json_object* v = nullptr;
+  assert_true(json_object_object_get_ex(root, "age", &v));
+  // kNow - kGenerated = 10 s, not stale (stale after max(3 x 30, 90) = 90 s).
+  assert_int_equal(json_object_get_int64(v), 10);
+  assert_true(json_object_object_get_ex(root, "stale", &v));
+  assert_false(json_object_get_boolean(v));
+  json_object* nodes = nullptr;
+  assert_true(json_object_object_get_ex(root, "nodes", &nodes));
+  assert_int_equal(json_object_array_length(nodes), 3);
+  json_object* pretrain = json_object_array_get_idx(nodes, 1);
+  assert_true(json_object_object_get_ex(pretrain, "path", &v));
+  assert_string_equal(json_object_get_string(v), "llm/pretrain");
+  assert_true(json_object_object_get_ex(pretrain, "entitlement", &v));
+  assert_float_equal(json_object_get_double(v), 0.35, 1e-12);
+  // 21600 / 3600 = 6 GPU-h; 28800 / 3600 = 8 owed; 6 / 8 = 0.75.
+  assert_true(json_object_object_get_ex(pretrain, "usage_gpu_hours", &v));
+  assert_float_equal(json_object_get_double(v), 6, 1e-12);
+  assert_true(json_object_object_get_ex(pretrain, "owed_gpu_hours", &v));
+  assert_float_equal(json_object_get_double(v), 8, 1e-12);
+  assert_true(json_object_object_get_ex(pretrain, "delivered_over_owed", &v));
+  assert_float_equal(json_object_get_double(v), 0.75, 1e-12);
+  assert_true(json_object_object_get_ex(pretrain, "rank", &v));
+  assert_int_equal(json_object_get_int(v), 3);
+  // The root has no rank: null. science's +inf sibling ratio: null.
+  assert_true(json_object_object_get_ex(json_object_array_get_idx(nodes, 0), "rank", &v));
+  assert_null(v);
+  assert_true(json_object_object_get_ex(json_object_array_get_idx(nodes, 2), "sibling_ratio", &v));
+  assert_null(v);
+  json_object_put(root);
+}
+
+// --- explain -------------------------------------------------------------
+
+void TestWhyAheadNamesTheFirstDifferingStep(void**) {
+  ReportSnapshot s = Fixture();
+  const SnapshotJob& waiting = *s.FindJob(201);
+  const SnapshotJob& favoured = *s.FindJob(202);
+  const SnapshotJob& first = *s.FindJob(203);
+  const SnapshotJob& free_work = *s.FindJob(204);
+  AssertContains(sbudget::WhyAhead(first, waiting), "ranks ahead (rank 0 < 3");
+  AssertContains(sbudget::WhyAhead(favoured, waiting), "higher user priority (5 > 0)");
+  AssertContains(sbudget::WhyAhead(waiting, free_work), "allocated work goes before unallocated");
+  SnapshotJob earlier = waiting;
+  earlier.submit_time -= 1;
+  AssertContains(sbudget::WhyAhead(earlier, waiting), "submitted earlier");
+  AssertContains(sbudget::WhyAhead(waiting, waiting), "lower job id");
+}
+
+void TestExplainPendingJob(void**) {
+  ReportSnapshot s = Fixture();
+  sbudget::SlurmJob slurm;
+  slurm.job_id = 201;
+  slurm.state = "PENDING";
+  slurm.reason = "Priority";
+  slurm.user = "alice";
+  slurm.account = "pretrain";
+  slurm.admin_comment = "contract:min_runtime=900,resumable=1,declared=1";
+  std::string out;
+  assert_true(sbudget::ExplainJob(201, &slurm, &s, kNow, &out).ok());
+  AssertContains(out, "Job 201: PENDING (Reason=Priority), user alice, account pretrain");
+  // 900 s = 15:00.
+  AssertContains(out, "min-runtime 15:00 (allocated work");
+  AssertContains(out, "resumable: requeued if preempted");
+  // 6 ranked nodes: alice, bob, posttrain, pretrain, robotics, science.
+  AssertContains(out, "llm/pretrain: rank 3 of 6");
+  AssertContains(out, "usage ratio 0.250 of its entitlement 35.00%");
+  // 6.00 of 8.00 GPU-h: 75%.
+  AssertContains(out, "delivered 6.00 of 8.00 GPU-h owed over the window (75%)");
+  AssertContains(out, "2147450881 = allocated work (first), fair-share 0.500 (rank 3)");
+  // Queue position 2 (0-based) is the 3rd of 4 pending jobs.
+  AssertContains(out, "position 3 of 4 pending jobs; ahead of it:");
+  AssertContains(out, "job 203 (llm/posttrain/alice, 8 GPUs): its allocation ranks ahead");
+  AssertContains(out, "job 202 (llm/pretrain, 8 GPUs): same allocation, higher user priority");
+  // 203 (position 0) is listed before 202 (position 1).
+  assert_true(out.find("job 203") < out.find("job 202"));
+}
+
+void TestExplainRunningAndPreemptedJobs(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
+  assert_true(sbudget::ExplainJob(205, nullptr, &s, kNow, &out).ok());
+  // Slurm did not answer: the snapshot's record is used, and said so.
+  AssertContains(out, "running in the snapshot");
+  // Protection ends kNow + 300: in 05:00.
+  AssertContains(out, "protected until");
+  AssertContains(out, "(in 05:00), then preemptible");
+  assert_true(sbudget::ExplainJob(206, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "by job 203, rule \"unallocated\"; requeued (resumable)");
+  // Slurm knows the job, the snapshot does not (finished or newer).
+  sbudget::SlurmJob slurm;
+  slurm.state = "COMPLETED";
+  slurm.restart_count = 2;
+  assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
+  AssertContains(out, "contract    none recorded");
+  AssertContains(out, "not in the budget snapshot");
+  // Neither knows it.
+  Status st = sbudget::ExplainJob(998, nullptr, &s, kNow, &out);
+  assert_true(st.IsNotFound());
+  AssertContains(st.message(), "job 998 is known neither to Slurm nor to the budget snapshot");
+}
+
+// --- history -------------------------------------------------------------
+
+void TestHistoryCsvAndSvg(void**) {
+  ReportSnapshot s = Fixture();
+  // Default selection: depth <= 1, so the root and robotics, not bob.
+  std::vector<budget::SnapshotHistory> series = sbudget::SelectHistory(s, {}, INT64_MIN);
+  assert_int_equal(series.size(), 2);
+  std::vector<std::string> lines = Lines(sbudget::FormatHistoryCsv(series, "cluster"));
+  // Header + 2 series x 3 slots.
+  assert_int_equal(lines.size(), 7);
+  assert_string_equal(lines[0].c_str(),
+                      "path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours");
+  // Root, second slot: 7200 GPU-s = 2 GPU-h delivered, 2 owed.
+  assert_string_equal(lines[2].c_str(), "cluster,1699996400,3600,2,2");
+  // --since drops the slots that start before it: only the last hour stays.
+  series = sbudget::SelectHistory(s, {"robotics"}, kGenerated);
+  assert_int_equal(series.size(), 1);
+  assert_int_equal(series[0].delivered.size(), 1);
+  assert_int_equal(series[0].start, kGenerated);
+  std::string svg = sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster");
+  AssertContains(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
+  // Root: delivered 3 of 5 GPU-h owed = 60%.
+  AssertContains(svg, "delivered 3 of 5 GPU-h owed (60%)");
+  AssertContains(svg, ">robotics</text>");
+  AssertContains(svg, "stroke-dasharray");
+  assert_true(svg.find("</svg>") != std::string::npos);
+}
+
+void TestParseSince(void**) {
+  budget::TimePoint t = 0;
+  assert_true(sbudget::ParseSince("now", 5000, &t).ok());
+  assert_int_equal(t, 5000);
+  // now minus 1:00:00 = 3600 s.
+  assert_true(sbudget::ParseSince("now-1:00:00", 5000, &t).ok());
+  assert_int_equal(t, 1400);
+  assert_true(sbudget::ParseSince("@1234", 5000, &t).ok());
+  assert_int_equal(t, 1234);
+  assert_true(sbudget::ParseSince("2026-11-29T08:00", 5000, &t).ok());
+  assert_false(sbudget::ParseSince("yesterday", 5000, &t).ok());
+  assert_false(sbudget::ParseSince("now-x", 5000, &t).ok());
+}
+
+// --- the command line ----------------------------------------------------
+
+struct TempFiles {
+  std::string dir;
+  TempFiles() {
+    char tmpl[] = "/tmp/sbudget_test.XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) fail_msg("mkdtemp");
+    dir = tmpl;
+  }
+  ~TempFiles() { std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::string path = dir + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+sbudget::Environment TestEnv(const std::string& slurm_conf) {
+  sbudget::Environment env;
+  env.now = kNow;
+  env.current_user = "alice";
+  env.slurm_conf = slurm_conf;
+  env.load_job = [](uint32_t, sbudget::SlurmJob*) { return Status::IOError("no controller"); };
+  env.load_state_save_location = [](std::string*) {
+    return Status::IOError("cannot ask slurmctld: Unable to contact slurm controller");
+  };
+  return env;
+}
+
+int Run(const std::vector<std::string>& args, const sbudget::Environment& env, sbudget::Io* io) {
+  *io = sbudget::Io();
+  return sbudget::RunSbudget(args, env, io);
+}
+
+void TestReportFindsSnapshotInStateSaveLocation(void**) {
+  TempFiles tmp;
+  ReportSnapshot s = Fixture();
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(tmp.dir)).ok());
+  std::string conf = tmp.Write("slurm.conf", "ClusterName=x\n StateSaveLocation = " + tmp.dir +
+                                                 "/  # state\nSlurmctldPort=1\n");
+  sbudget::Io io;
+  assert_int_equal(Run({"-P"}, TestEnv(conf), &io), 0);
+  std::vector<std::string> lines = Lines(io.out);
+  // Header + 7 rows (bob hidden for alice).
+  assert_int_equal(lines.size(), 8);
+  assert_string_equal(io.err.c_str(), "");
+  // -lan with grouped flags: all 8 nodes, no header.
+  assert_int_equal(Run({"-lan", "-P"}, TestEnv(conf), &io), 0);
+  assert_int_equal(Lines(io.out).size(), 8);
+  // Columns: the summary line first.
+  assert_int_equal(Run({"-A", "robotics"}, TestEnv(conf), &io), 0);
+  AssertContains(io.out, "Budget snapshot of ");
+  AssertContains(io.out, "(10 s old), capacity 80 GPUs, window 7-00:00:00");
+  // --json parses.
+  assert_int_equal(Run({"--json", "--accounts=science"}, TestEnv(conf), &io), 0);
+  json_object* root = json_tokener_parse(io.out.c_str());
+  assert_non_null(root);
+  json_object_put(root);
+}
+
+void TestMissingStaleAndCorruptSnapshotsSayWhy(void**) {
+  TempFiles tmp;
+  std::string conf = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "\n");
+  sbudget::Io io;
+  // Missing: exit 1, one line naming the file and the likely cause.
+  assert_int_equal(Run({}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "no budget report snapshot at " + tmp.dir + "/budget_report.json");
+  AssertContains(io.err, "is PriorityType=priority/budget set");
+  assert_string_equal(io.out.c_str(), "");
+  // No StateSaveLocation in slurm.conf and no controller.
+  std::string empty_conf = tmp.Write("empty.conf", "ClusterName=x\n");
+  assert_int_equal(Run({}, TestEnv(empty_conf), &io), 1);
+  AssertContains(io.err, "names no StateSaveLocation, and cannot ask slurmctld");
+  AssertContains(io.err, "give --snapshot FILE");
+  // No slurm.conf at all: said at once, without asking the controller.
+  assert_int_equal(Run({}, TestEnv(tmp.dir + "/none.conf"), &io), 1);
+  AssertContains(io.err, "cannot read " + tmp.dir + "/none.conf (set SLURM_CONF)");
+  // Stale: 3 x 30 s < 90 s, so stale after 90 s; 10 + 1000 s old here.
+  ReportSnapshot s = Fixture();
+  s.generated_at = kGenerated - 1000;
+  std::string file = tmp.dir + "/old.json";
+  assert_true(budget::WriteReportSnapshot(s, file).ok());
+  assert_int_equal(Run({"--snapshot", file, "-P"}, TestEnv(conf), &io), 0);
+  // 1010 s = 16:50.
+  AssertContains(io.err, "warning: the budget snapshot is 16:50 old (stale after 3 recompute");
+  assert_true(!io.out.empty());
+  // Corrupt: exit 1 with the JSON path.
+  std::string bad = tmp.Write("bad.json", "{\"format\":\"slurm-budget-report\",\"version\":9}");
+  assert_int_equal(Run({"--snapshot", bad}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "unusable: ");
+  AssertContains(io.err, "$.version: is 9, written by a newer slurm-budget");
+}
+
+void TestUsageErrorsExitTwo(void**) {
+  sbudget::Io io;
+  sbudget::Environment env = TestEnv("/nonexistent");
+  const std::vector<std::vector<std::string>> bad = {
+      {"--bogus"}, {"-x"}, {"-P", "--json"}, {"frobnicate"}, {"explain"},
+      {"explain", "12x"}, {"explain", "0"}, {"history"}, {"history", "--csv", "--svg", "f"},
+      {"history", "--csv", "--since", "yesterday"}, {"validate"}, {"diff", "a"}, {"-A"},
+      {"--json=yes"},
+  };
+  for (const auto& args : bad) {
+    if (Run(args, env, &io) != 2) fail_msg("'%s' did not exit 2", args[0].c_str());
+    AssertContains(io.err, "Usage: sbudget");
+  }
+  assert_int_equal(Run({"--help"}, env, &io), 0);
+  AssertContains(io.out, "sbudget diff OLD NEW [--as USER]");
+}
+
+void TestExplainAndHistoryThroughTheCommandLine(void**) {
+  TempFiles tmp;
+  std::string file = tmp.dir + "/snap.json";
+  assert_true(budget::WriteReportSnapshot(Fixture(), file).ok());
+  sbudget::Environment env = TestEnv("/nonexistent");
+  env.load_job = [](uint32_t id, sbudget::SlurmJob* out) {
+    if (id != 201) return Status::NotFound("Slurm does not know job");
+    out->job_id = 201;
+    out->state = "PENDING";
+    out->reason = "Priority";
+    out->user = "alice";
+    out->account = "pretrain";
+    return Status::Ok();
+  };
+  sbudget::Io io;
+  assert_int_equal(Run({"explain", "201", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.out, "Job 201: PENDING (Reason=Priority)");
+  AssertContains(io.out, "position 3 of 4");
+  assert_int_equal(Run({"explain", "4242", "--snapshot", file}, env, &io), 1);
+  AssertContains(io.err, "job 4242 is known neither");
+  std::string svg = tmp.dir + "/h.svg";
+  assert_int_equal(Run({"history", "--svg", svg, "--snapshot=" + file}, env, &io), 0);
+  AssertContains(io.out, "(2 allocations)");
+  std::ifstream in(svg);
+  std::stringstream text;
+  text << in.rdbuf();
+  AssertContains(text.str(), "</svg>");
+  assert_int_equal(Run({"history", "--csv", "--paths", "robotics", "--snapshot", file}, env, &io), 0);
+  // Header + 3 slots.
+  assert_int_equal(Lines(io.out).size(), 4);
+  assert_int_equal(Run({"history", "--svg", "/nonexistent/x.svg", "--snapshot", file}, env, &io), 1);
+  AssertContains(io.err, "cannot write /nonexistent/x.svg");
+}
+
+// --- validate and diff --as ---------------------------------------------
+
+const char kTree[] = R"({ "name": "cluster", "owners": ["director"], "children": [
+    { "name": "llm", "share": 50, "owners": ["pi-llm"], "children": [
+        { "name": "pretrain",  "share": 70, "account": "pretrain" },
+        { "name": "posttrain", "share": 30, "account": "posttrain" } ] },
+    { "name": "robotics", "share": 30, "account": "robotics" },
+    { "name": "science",  "share": 20, "account": "science" } ] })";
+
+std::string Edit(const std::string& from, const std::string& to) {
+  std::string text = kTree;
+  size_t at = text.find(from);
+  if (at == std::string::npos) fail_msg("'%s' not in the tree", from.c_str());
+  return text.replace(at, from.size(), to);
+}
+
+void TestValidate(void**) {
+  TempFiles tmp;
+  sbudget::Io io;
+  sbudget::Environment env = TestEnv("/nonexistent");
+  std::string good = tmp.Write("good.json", kTree);
+  assert_int_equal(Run({"validate", good}, env, &io), 0);
+  AssertContains(io.out, ": valid, 6 nodes, 4 accounts");
+  // pretrain: 0.5 x 0.7 = 35%.
+  AssertContains(io.out, " 35.000%      llm/pretrain account=pretrain");
+  std::string bad = tmp.Write("bad.json", Edit("\"share\": 30, \"account\": \"robotics\"",
+                                               "\"share\": -3, \"account\": \"robotics\""));
+  assert_int_equal(Run({"validate", bad}, env, &io), 1);
+  AssertContains(io.err, "$.children[1].share");
+  AssertContains(io.err, "invalid; the plugin would refuse it");
+  assert_int_equal(Run({"validate", tmp.dir + "/missing.json"}, env, &io), 1);
+  AssertContains(io.err, "missing.json");
+}
+
+void TestDiffAsUser(void**) {
+  TempFiles tmp;
+  sbudget::Io io;
+  sbudget::Environment env = TestEnv("/nonexistent");
+  std::string old_tree = tmp.Write("old.json", kTree);
+  // pi-llm moves 10 points from pretrain to posttrain: inside llm, allowed.
+  std::string inside = tmp.Write(
+      "inside.json", Edit("\"share\": 70, \"account\": \"pretrain\" },\n        { \"name\": \"posttrain\", \"share\": 30",
+                          "\"share\": 60, \"account\": \"pretrain\" },\n        { \"name\": \"posttrain\", \"share\": 40"));
+  assert_int_equal(Run({"diff", old_tree, inside, "--as", "pi-llm"}, env, &io), 0);
+  // pretrain 0.5 x 0.6 = 0.3 (was 0.35); posttrain 0.5 x 0.4 = 0.2 (was 0.15).
+  AssertContains(io.out, "llm/pretrain: share 70 -> 60");
+  AssertContains(io.out, "llm/posttrain: share 30 -> 40");
+  AssertContains(io.out, "2 nodes change");
+  AssertContains(io.out, "allowed: pi-llm owns an ancestor of every edited node");
+  assert_string_equal(io.err.c_str(), "");
+  // pi-llm also raises robotics: outside llm, refused, named, exit 1.
+  std::string outside = tmp.Write(
+      "outside.json", Edit("\"share\": 30, \"account\": \"robotics\"", "\"share\": 45, \"account\": \"robotics\""));
+  assert_int_equal(Run({"diff", old_tree, outside, "--as", "pi-llm"}, env, &io), 1);
+  AssertContains(io.err, "not allowed: robotics: share 30 -> 45");
+  AssertContains(io.err, "1 change(s) outside what pi-llm owns");
+  // The entitlement of every sibling changes: llm 50/100 -> 50/115.
+  AssertContains(io.out, "llm: entitlement");
+  // The director owns the root: allowed.
+  assert_int_equal(Run({"diff", old_tree, outside, "--as", "director"}, env, &io), 0);
+  // Without --as: just the diff.
+  assert_int_equal(Run({"diff", old_tree, outside}, env, &io), 0);
+  // A broken new tree: exit 1 with the parser's error.
+  std::string broken = tmp.Write("broken.json", "{\"name\": ");
+  assert_int_equal(Run({"diff", old_tree, broken, "--as", "pi-llm"}, env, &io), 1);
+  AssertContains(io.err, "broken.json");
+}
+
+void TestStateSaveLocationFromConf(void**) {
+  // Case-insensitive key, comment, quotes, last assignment wins.
+  assert_string_equal(
+      sbudget::StateSaveLocationFromConf("# StateSaveLocation=/no\nstatesavelocation=/a\n"
+                                         "StateSaveLocation=\"/var/spool/slurm\" # x\n")
+          .c_str(),
+      "/var/spool/slurm");
+  assert_string_equal(sbudget::StateSaveLocationFromConf("ClusterName=c\n").c_str(), "");
+  assert_string_equal(sbudget::SnapshotFileIn("/var/spool/slurm//").c_str(),
+                      "/var/spool/slurm/budget_report.json");
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(TestSelectionFollowsSshare),
+      cmocka_unit_test(TestParsable2RowsParseBack),
+      cmocka_unit_test(TestParsableEndsEachLineWithBar),
+      cmocka_unit_test(TestColumnsIndentByDepthAndAlign),
+      cmocka_unit_test(TestJsonParsesBack),
+      cmocka_unit_test(TestWhyAheadNamesTheFirstDifferingStep),
+      cmocka_unit_test(TestExplainPendingJob),
+      cmocka_unit_test(TestExplainRunningAndPreemptedJobs),
+      cmocka_unit_test(TestHistoryCsvAndSvg),
+      cmocka_unit_test(TestParseSince),
+      cmocka_unit_test(TestReportFindsSnapshotInStateSaveLocation),
+      cmocka_unit_test(TestMissingStaleAndCorruptSnapshotsSayWhy),
+      cmocka_unit_test(TestUsageErrorsExitTwo),
+      cmocka_unit_test(TestExplainAndHistoryThroughTheCommandLine),
+      cmocka_unit_test(TestValidate),
+      cmocka_unit_test(TestDiffAsUser),
+      cmocka_unit_test(TestStateSaveLocationFromConf),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

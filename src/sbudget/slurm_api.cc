@@ -1,0 +1,73 @@
+// sbudget's calls into libslurm (slurm_api.h).
+#include "sbudget/slurm_api.h"
+
+#include <pwd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+// Exported by libslurm (src/common/slurm_protocol_defs.c) but not declared
+// in its public headers; these are the names scontrol itself prints.
+extern "C" char* slurm_job_state_string(uint32_t state);
+extern "C" char* slurm_job_reason_string(enum job_state_reason reason);
+
+namespace sbudget {
+
+namespace {
+
+std::string OrEmpty(const char* s) { return s != nullptr ? s : ""; }
+
+std::string UserName(uint32_t uid) {
+  struct passwd pw;
+  struct passwd* found = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) return found->pw_name;
+  return std::to_string(uid);
+}
+
+}  // namespace
+
+budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
+  job_info_msg_t* msg = nullptr;
+  if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
+    int err = slurm_get_errno();
+    if (err == ESLURM_INVALID_JOB_ID) {
+      return budget::Status::NotFound("Slurm does not know job " + std::to_string(job_id));
+    }
+    return budget::Status::IOError("slurm_load_job(" + std::to_string(job_id) +
+                                   "): " + slurm_strerror(err));
+  }
+  if (msg == nullptr || msg->record_count == 0) {
+    slurm_free_job_info_msg(msg);
+    return budget::Status::NotFound("Slurm does not know job " + std::to_string(job_id));
+  }
+  const slurm_job_info_t& j = msg->job_array[0];
+  SlurmJob job;
+  job.job_id = j.job_id;
+  job.state = OrEmpty(slurm_job_state_string(j.job_state));
+  job.reason = OrEmpty(slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)));
+  job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
+  job.account = OrEmpty(j.account);
+  job.admin_comment = OrEmpty(j.admin_comment);
+  job.priority = j.priority;
+  job.submit_time = j.submit_time;
+  job.start_time = (j.job_state & JOB_STATE_BASE) == JOB_PENDING ? 0 : j.start_time;
+  job.restart_count = j.restart_cnt;
+  slurm_free_job_info_msg(msg);
+  *out = std::move(job);
+  return budget::Status::Ok();
+}
+
+budget::Status LoadStateSaveLocation(std::string* out) {
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || conf == nullptr) {
+    return budget::Status::IOError(std::string("cannot ask slurmctld for StateSaveLocation: ") +
+                                   slurm_strerror(slurm_get_errno()));
+  }
+  *out = OrEmpty(conf->state_save_location);
+  slurm_free_ctl_conf(conf);
+  if (out->empty()) return budget::Status::NotFound("slurmctld reports no StateSaveLocation");
+  return budget::Status::Ok();
+}
+
+}  // namespace sbudget
