@@ -44,16 +44,15 @@ int OnResumable(int, const char*, int) {
   return 0;
 }
 
+// One line each in `sbatch --help` (Slurm wraps usage text at 80 columns).
 struct spank_option kMinRuntimeOption = {
     const_cast<char*>("min-runtime"), const_cast<char*>("time"),
-    const_cast<char*>("Protected minimum runtime of the job (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; "
-                      "0 = unallocated, preemptible at any time)"),
+    const_cast<char*>("Time protected from preemption (0: unallocated)"),
     1, 0, OnMinRuntime};
 
 struct spank_option kResumableOption = {
     const_cast<char*>("resumable"), nullptr,
-    const_cast<char*>("The job can resume from where it stopped: requeue it when preempted, "
-                      "instead of cancelling it"),
+    const_cast<char*>("Requeue (not cancel) the job when preempted"),
     0, 0, OnResumable};
 
 bool IsSubmittingContext() {
