@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "libbudget/metrics.h"
 #include "libbudget/time_string.h"
 
 namespace budget {
@@ -588,47 +589,43 @@ Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {
 
 std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
                                                      double capacity_gpus, Seconds window,
-                                                     Seconds width, TimePoint now,
-                                                     const Ledger& ledger) {
+                                                     TimePoint now, const Ledger& ledger) {
   std::vector<SnapshotHistory> out(tree.size());
+  const Seconds width = ledger.options().report_bucket_width;
   if (width <= 0 || window <= 0) return out;
   const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
   const TimePoint first = FirstSlotStart(now, window, width);
   const TimePoint end = first + static_cast<TimePoint>(slots) * width;
-  // Direct series per node, then subtrees summed in one reverse scan (a
-  // child's id is above its parent's: tree.h). `owed` holds demand until
-  // the last step turns it into min(entitled, demand).
+  // Only charged paths matter; listing the others would only cost time.
+  std::vector<uint8_t> charged(tree.size());
   for (size_t id = 0; id < tree.size(); ++id) {
+    charged[id] = ledger.HasPath(tree.node(static_cast<NodeId>(id)).path) ? 1 : 0;
+  }
+  for (size_t id = 0; id < tree.size(); ++id) {
+    const TreeNode& node = tree.node(static_cast<NodeId>(id));
     SnapshotHistory& h = out[id];
-    h.path = tree.node(static_cast<NodeId>(id)).path;
+    h.path = node.path;
     h.start = first;
     h.width = width;
     h.delivered.assign(slots, 0.0);
     h.owed.assign(slots, 0.0);
-    if (!ledger.HasPath(h.path)) continue;
-    struct {
-      Ledger::Series series;
-      std::vector<double>* into;
-    } const wanted[] = {{Ledger::Series::kAllocated, &h.delivered},
-                        {Ledger::Series::kDemand, &h.owed}};
-    for (const auto& w : wanted) {
-      Ledger::History hist = ledger.SeriesHistory(h.path, w.series, first, end, width);
-      for (size_t i = 0; i < hist.gpu_seconds.size(); ++i) {
-        int64_t slot = (hist.start - first) / width + static_cast<int64_t>(i);
-        if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += hist.gpu_seconds[i];
-      }
+    // The subtree is the id range [id, id + subtree_size) (tree.h).
+    ServiceQuery query;
+    query.entitlement = node.entitlement;
+    for (size_t j = id; j < id + static_cast<size_t>(node.subtree_size); ++j) {
+      if (charged[j]) query.paths.push_back(tree.node(static_cast<NodeId>(j)).path);
     }
-  }
-  for (size_t id = tree.size(); id-- > 1;) {
-    NodeId parent = tree.node(static_cast<NodeId>(id)).parent;
-    for (size_t k = 0; k < slots; ++k) {
-      out[parent].delivered[k] += out[id].delivered[k];
-      out[parent].owed[k] += out[id].owed[k];
+    ServiceReport report;
+    if (query.paths.empty() ||
+        !MeasureService(ledger, query, capacity_gpus, first, end, &report).ok()) {
+      continue;  // nothing charged (or an input MeasureService refuses): zeros
     }
-  }
-  for (size_t id = 0; id < tree.size(); ++id) {
-    double entitled = tree.node(static_cast<NodeId>(id)).entitlement * capacity_gpus * width;
-    for (double& v : out[id].owed) v = std::min(entitled, v);
+    for (const HourlyService& hour : report.hours) {
+      int64_t slot = (hour.start - first) / width;
+      if (slot < 0 || static_cast<size_t>(slot) >= slots) continue;
+      h.delivered[slot] = hour.delivered_gpu_seconds;
+      h.owed[slot] = hour.owed_gpu_seconds;
+    }
   }
   return out;
 }
@@ -647,8 +644,8 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
                                    std::to_string(tree.size()) + " nodes");
   }
   std::vector<SnapshotHistory> metrics =
-      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window,
-                              snapshot->history_width, now, *ledger);
+      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger);
+  snapshot->history_width = ledger->options().report_bucket_width;
   std::vector<SnapshotNode> nodes(tree.size());
   for (size_t i = 0; i < tree.size(); ++i) {
     const NodeId id = static_cast<NodeId>(i);
@@ -689,8 +686,8 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
 void BuildSnapshotHistory(const AllocationTree& tree, int max_depth, TimePoint now,
                           const Ledger& ledger, ReportSnapshot* snapshot) {
   std::vector<SnapshotHistory> metrics =
-      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window,
-                              snapshot->history_width, now, ledger);
+      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window, now, ledger);
+  snapshot->history_width = ledger.options().report_bucket_width;
   for (size_t i = 0; i < metrics.size(); ++i) {
     if (tree.node(static_cast<NodeId>(i)).depth <= max_depth) {
       snapshot->history.push_back(std::move(metrics[i]));

@@ -210,11 +210,11 @@ struct NodeActivity {
 // Fills snapshot->nodes from the tree, the order computed at `now` over the
 // same tree, and the ledger: every tree node in pre-order with its shares,
 // rank, sibling ratio, subtree window usage (allocated and unallocated),
-// owed and delivered GPU-s over the window (the ledger's demand and
-// allocated series at history_width resolution, owed = min(entitlement x
-// capacity, demand) per slot: see SubtreeDeliveredAndOwed), and running/pending
-// GPUs summed over the subtree. `activity` is indexed by NodeId (empty: all
-// zero). Uses snapshot->capacity_gpus, ->window and ->history_width.
+// owed and delivered GPU-s over the window (metrics.h, hour by hour: see
+// SubtreeDeliveredAndOwed), and running/pending GPUs summed over the
+// subtree. `activity` is indexed by NodeId (empty: all zero). Uses
+// snapshot->capacity_gpus and ->window; sets ->history_width to the
+// ledger's report_bucket_width (the metrics' hour).
 // InvalidArgument if the order was not computed over this tree or activity
 // has the wrong size; snapshot->nodes is then untouched.
 // The ledger is not const because its queries expire old buckets lazily.
@@ -223,25 +223,24 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
                           Ledger* ledger, ReportSnapshot* snapshot);
 
 // Appends to snapshot->history one series per tree node (pre-order) down
-// to `max_depth`, over the window ending at `now`, in history_width slots:
-// delivered and owed GPU-s as in BuildSnapshotNodes. (The file must stay
-// small: 7 days x 168 slots x 2 values x 1,000 nodes is ~3 MB of JSON.)
-// Uses snapshot->capacity_gpus, ->window and ->history_width.
+// to `max_depth`, over the window ending at `now`, hour by hour: delivered
+// and owed GPU-s as in BuildSnapshotNodes. (The file must stay small: 7 days
+// x 168 hours x 2 values x 1,000 nodes is ~3 MB of JSON.) Uses
+// snapshot->capacity_gpus and ->window; sets ->history_width.
 void BuildSnapshotHistory(const AllocationTree& tree, int max_depth, TimePoint now,
                           const Ledger& ledger, ReportSnapshot* snapshot);
 
 // Per tree node (indexed by NodeId), delivered and owed GPU-s of its subtree
-// in `width`-second slots covering the window that ends at `now`, the slots
-// being the ledger's buckets at that resolution (the last slot holds now):
+// per "hour" (the ledger's report_bucket_width), over the slots of the
+// window that ends at `now` (the last slot holds now), as metrics.h's
+// MeasureService defines them for the node's subtree:
 //   delivered[k] = the subtree's allocated GPU-s in slot k;
-//   owed[k]      = min(entitlement x capacity x width, the subtree's demand
-//                  GPU-s in slot k): a team is owed its entitlement, but
-//                  never more than it asked for.
-// REQUIRES: width > 0, window > 0, capacity_gpus >= 0.
+//   owed[k]      = min(entitlement x capacity x hour, the subtree's demand
+//                  GPU-s in slot k).
+// REQUIRES: window > 0, capacity_gpus >= 0.
 std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
                                                      double capacity_gpus, Seconds window,
-                                                     Seconds width, TimePoint now,
-                                                     const Ledger& ledger);
+                                                     TimePoint now, const Ledger& ledger);
 
 // Fills, for every job, has_node/rank/allocated/priority/fairshare from the
 // order (the job's node_path looked up in `tree`), and queue_position of the
