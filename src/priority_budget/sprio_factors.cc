@@ -72,6 +72,7 @@ priority_factors_object_t* FactorsOf(const job_record_t* job, const char* partit
     double qos_scale = slurm_conf.priority_weight_qos ? slurm_conf.priority_weight_qos : 1;
     obj->priority_fs = factors.fairshare * fs_scale;
     obj->priority_qos = factors.allocated ? qos_scale : 0;
+    obj->priority_assoc = factors.user_priority;
   }
   return obj;
 }

@@ -9,10 +9,12 @@
 //              unknown account), times PriorityWeightFairshare (1000 when
 //              that is unset, so that `sprio -l` shows 0..1000);
 //              `sprio -n` shows the 0..1 position when the weight is set
-//   NICE       the job's nice: within-team priority = 10000 - NICE
-//              (job_view.h); it only reorders jobs of the same tree node
+//   ASSOC      the within-team (user) priority, 10000 - the job's nice
+//              (job_view.h): it only reorders jobs of the same tree node
 //   QOS        1 for allocated work (min-runtime > 0), 0 for unallocated
 //              work (times PriorityWeightQOS, 1 when unset)
+//   NICE       always 0: sprio prints 0 for a job whose priority is sent as
+//              the direct priority, hence ASSOC above
 // Held jobs (priority 0) are not listed, as with priority/multifactor.
 //
 // REQUIRES: called from slurmctld's RPC thread without locks; takes the job
