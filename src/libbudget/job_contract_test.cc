@@ -171,6 +171,28 @@ void test_replace_keeps_other_text(void**) {
       "note A note B contract:min_runtime=900,resumable=1,declared=1");
 }
 
+// Whatever a user types reaches slurmctld: every input gives a verdict, none
+// a crash or an overflow (run under the sanitizers too).
+void test_hostile_input_is_refused_not_crashed(void**) {
+  const std::string kHuge(100000, '9');
+  const std::string kColons(5000, ':');
+  const char* kTexts[] = {"99999999999999999999", "1-", "-", ":", "::", "1::", "1-2-3", " 15", "15 ",
+                          "0x10", "1e3", "\xff", kHuge.c_str(), kColons.c_str()};
+  for (const char* text : kTexts) {
+    JobContract c{42, true, true};
+    Status st = budget::ValidateContract(text, false, kUnlimited, Defaults(), &c);
+    if (st.ok()) fail_msg("accepted \"%.40s\"", text);
+    AssertContains(st.message(), "--min-runtime=");
+    assert_int_equal(c.min_runtime, 42);  // untouched
+  }
+  // A record built of the same junk is not read either.
+  for (const std::string& junk : {kHuge, kColons, std::string("contract:") + kHuge,
+                                  std::string("contract:min_runtime=") + kHuge + ",resumable=1"}) {
+    JobContract c;
+    assert_false(budget::ParseContractRecord(junk, &c));
+  }
+}
+
 // A running job declared --min-runtime=15 --resumable with --time=1:00:00.
 ContractedJob RunningJob() {
   ContractedJob job;
@@ -284,6 +306,7 @@ int main(void) {
       cmocka_unit_test(test_record_is_found_inside_a_longer_admin_comment),
       cmocka_unit_test(test_malformed_records_are_not_read),
       cmocka_unit_test(test_replace_keeps_other_text),
+      cmocka_unit_test(test_hostile_input_is_refused_not_crashed),
       cmocka_unit_test(test_owner_cannot_change_a_started_contract),
       cmocka_unit_test(test_owner_may_restate_a_started_contract),
       cmocka_unit_test(test_operator_may_change_a_started_contract),

@@ -160,6 +160,8 @@ check "slurmctld survived every request" bash -c 'scontrol ping | grep -q "is UP
 conf_dir=$CLUSTER_DIR/etc
 rm -f "$conf_dir/budget.conf"
 check "without budget.conf slurmctld restarts" "$CLUSTER" restart-ctld
+check "the recorded contract survives the restart" \
+  admin_comment_is "$uid_job" "repair-ticket-7 contract:min_runtime=180,resumable=0,declared=1"
 check "... and logs one line saying the defaults apply" \
   grep -q "job_submit/contract: $conf_dir/budget.conf not found, using the defaults" "$CLUSTER_DIR/log/slurmctld.log"
 check "... DefaultMinRuntime is then 0" \
