@@ -1,0 +1,116 @@
+// budget-sim: replays a workload under several policies with the plugins'
+// own decisions and compares them (doc/budget-sim.1, doc/simulator.md).
+// This file only wires options to the library; every step lives elsewhere.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/engine.h"
+#include "sim/generator.h"
+#include "sim/options.h"
+#include "sim/progress.h"
+#include "sim/report_json.h"
+#include "sim/report_table.h"
+#include "sim/sim_setup.h"
+#include "sim/timeline_svg.h"
+#include "sim/trace_reader.h"
+#include "sim/usage_svg.h"
+
+using namespace budget;
+using namespace budget::sim;
+
+namespace {
+
+int Fail(const Status& st) {
+  std::fprintf(stderr, "budget-sim: %s\n", st.message().c_str());
+  return st.code() == Status::Code::kInvalidArgument ? 2 : 1;
+}
+
+Status LoadWorkload(const SimOptions& o, Workload* w) {
+  if (!o.scenario_file.empty()) {
+    ScenarioSpec spec;
+    Status st = ParseScenarioFile(o.scenario_file, &spec);
+    if (!st.ok()) return st;
+    return GenerateWorkload(spec, w);
+  }
+  ReadStats stats;
+  Status st = ReadTraceFile(o.trace_file, o.format, o.trace, w, &stats);
+  if (!st.ok()) return st;
+  if (stats.bad_rows > 0) {
+    std::fprintf(stderr, "budget-sim: %s: skipped %llu malformed row(s) of %llu; first:\n",
+                 o.trace_file.c_str(), (unsigned long long)stats.bad_rows,
+                 (unsigned long long)stats.rows);
+    for (const std::string& e : stats.first_errors) std::fprintf(stderr, "  %s\n", e.c_str());
+  }
+  if (stats.filtered > 0)
+    std::fprintf(stderr, "budget-sim: %s: %llu job(s) never ran and are not replayed\n",
+                 o.trace_file.c_str(), (unsigned long long)stats.filtered);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SimOptions o;
+  Status st = ParseOptions(argc, argv, &o);
+  if (!st.ok()) return Fail(st);
+  if (o.help) {
+    std::fputs(UsageText().c_str(), stdout);
+    return 0;
+  }
+  if (o.version) {
+    std::puts("budget-sim " PACKAGE_VERSION);
+    return 0;
+  }
+  Workload workload;
+  if (!(st = LoadWorkload(o, &workload)).ok()) return Fail(st);
+  if (!o.write_trace.empty() && !(st = WriteNativeCsv(o.write_trace, workload)).ok())
+    return Fail(st);
+  if (workload.jobs.empty()) return Fail(Status::InvalidArgument("the workload has no jobs"));
+  BudgetConfig config;
+  if (!(st = LoadSimConfig(o.config_file, &config)).ok()) return Fail(st);
+  AllocationTree tree;
+  std::vector<std::string> warnings;
+  if (!(st = LoadTreeOrFlat(o.tree_file, workload, &tree, &warnings)).ok()) return Fail(st);
+  for (const std::string& w : warnings) std::fprintf(stderr, "budget-sim: warning: %s\n", w.c_str());
+
+  EngineOptions engine = o.engine;
+  engine.groups = ContiguousGroups(engine.nodes, o.group_size);
+  engine.record_timeline = !o.svg_file.empty();
+  TimePoint first = workload.jobs.front().submit;
+  if (o.horizon >= 0) engine.until = first + o.horizon;
+
+  std::vector<PolicyResult> results;
+  std::vector<RunOutput> outputs(o.policies.size());
+  for (size_t p = 0; p < o.policies.size(); ++p) {
+    std::unique_ptr<Policy> policy = MakePolicy(o.policies[p]);
+    ProgressBar bar(o.policies[p], o.progress);
+    engine.progress = [&bar](double f) { bar.Update(f); };
+    st = RunSimulation(workload, tree, config, engine, policy.get(), &outputs[p]);
+    bar.Done();
+    if (!st.ok()) return Fail(Status::InvalidArgument(o.policies[p] + ": " + st.message()));
+    results.push_back(outputs[p].result);
+    if (!engine.record_timeline) outputs[p].timeline.clear();
+  }
+  std::fputs(FormatTable(results).c_str(), stdout);
+  if (!o.json_file.empty() && !(st = WriteTextFile(o.json_file, FormatJson(results))).ok())
+    return Fail(st);
+  if (!o.svg_file.empty()) {
+    TimelineOptions to;
+    to.nodes = engine.nodes;
+    to.gpus_per_node = engine.gpus_per_node;
+    to.from = results[0].start + o.svg_start;
+    to.to = o.svg_length > 0 ? to.from + o.svg_length : results[0].end;
+    for (const PolicyResult& r : results) to.to = o.svg_length > 0 ? to.to : std::max(to.to, r.end);
+    if (to.to <= to.from) to.to = to.from + 1;
+    std::vector<TimelinePanel> panels;
+    for (size_t p = 0; p < results.size(); ++p)
+      panels.push_back(TimelinePanel{results[p].policy, &outputs[p].timeline});
+    if (!(st = WriteTextFile(o.svg_file, RenderTimelineSvg(panels, workload, tree, to))).ok())
+      return Fail(st);
+  }
+  if (!o.svg_usage_file.empty() &&
+      !(st = WriteTextFile(o.svg_usage_file, RenderUsageSvg(results, workload, tree))).ok())
+    return Fail(st);
+  return 0;
+}

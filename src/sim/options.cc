@@ -1,0 +1,211 @@
+#include "sim/options.h"
+
+#include <cstring>
+
+#include "libbudget/time_string.h"
+#include "sim/csv_row.h"
+#include "sim/policy.h"
+
+namespace budget {
+namespace sim {
+
+namespace {
+
+Status Count(const std::string& opt, const std::string& v, int64_t min, int64_t max, int64_t* out) {
+  if (!ParseInt64(v, out) || *out < min || *out > max)
+    return Status::InvalidArgument(opt + ": expected an integer in [" + std::to_string(min) +
+                                   ", " + std::to_string(max) + "], got '" + v + "'");
+  return Status::Ok();
+}
+
+Status Duration(const std::string& opt, const std::string& v, Seconds* out) {
+  Status st = ParseDuration(v, out);
+  if (!st.ok()) return Status::InvalidArgument(opt + ": " + st.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string UsageText() {
+  return
+      "usage: budget-sim [options]\n"
+      "Replays a workload under several scheduling policies and compares them.\n"
+      "\n"
+      "Workload (one of):\n"
+      "  --trace FILE --format native|philly|swf   read a trace\n"
+      "  --generate SPEC.json                      draw a seeded scenario\n"
+      "  --write-trace FILE       also write the workload as native CSV\n"
+      "  --skip-bad-rows          drop malformed rows (counted) instead of failing\n"
+      "  --default-min-runtime T  contract of philly/swf jobs (default 0)\n"
+      "  --default-resumable      philly/swf jobs are resumable\n"
+      "  --swf-procs-per-gpu N    SWF processors per GPU (default 1)\n"
+      "Cluster and rules:\n"
+      "  --nodes N                nodes (default 128)\n"
+      "  --gpus-per-node G        GPUs per node (default 8)\n"
+      "  --topology-group-size K  nodes per topology group (default: none)\n"
+      "  --tree FILE              allocation tree JSON (default: flat, equal shares)\n"
+      "  --config FILE            budget.conf (default: built-in defaults)\n"
+      "  --packing on|off         core best-fit packing or first fit (default on)\n"
+      "Run:\n"
+      "  --policy LIST            of budget,fairtree,priority,fifo (default all)\n"
+      "  --horizon T              stop T after the first submission (default: drain)\n"
+      "  --backfill-window N      jobs looked at after the first blocked one (100)\n"
+      "  --max-preempt-attempts N preemption choices per pass (8)\n"
+      "  --fairtree-half-life T   usage half-life of fairtree (7-0)\n"
+      "  --preempt-exempt-time T  fairtree's global protection (1:00:00)\n"
+      "  --fairtree-no-preempt    fairtree never preempts\n"
+      "  --high-priority-threshold N  priority: declared priority >= N is HIGH (1)\n"
+      "  --debug-max-min-runtime T  debug jobs: min-runtime <= T (15)\n"
+      "  --debug-max-gpus N       debug jobs: <= N GPUs (8)\n"
+      "  --hero-min-gpus N        hero jobs: >= N GPUs (64)\n"
+      "Output:\n"
+      "  --json FILE              figures per policy\n"
+      "  --svg FILE               per-GPU timeline, one panel per policy\n"
+      "  --svg-start T --svg-length T   window of the timeline (default: whole run)\n"
+      "  --svg-usage FILE         delivered vs entitlement per team over time\n"
+      "  --no-progress            no progress bar on stderr\n"
+      "  --help, --version\n";
+}
+
+Status ParseOptions(int argc, char** argv, SimOptions* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string opt = argv[i];
+    std::string value;
+    size_t eq = opt.find('=');
+    bool inline_value = opt.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_value) {
+      value = opt.substr(eq + 1);
+      opt = opt.substr(0, eq);
+    }
+    auto need = [&](std::string* v) -> Status {
+      if (inline_value) {
+        *v = value;
+        return Status::Ok();
+      }
+      if (i + 1 >= argc) return Status::InvalidArgument(opt + ": needs a value");
+      *v = argv[++i];
+      return Status::Ok();
+    };
+    auto flag = [&]() -> Status {
+      if (inline_value) return Status::InvalidArgument(opt + ": takes no value");
+      return Status::Ok();
+    };
+    Status st;
+    std::string v;
+    int64_t n = 0;
+    if (opt == "--help" || opt == "-h") {
+      o->help = true;
+    } else if (opt == "--version") {
+      o->version = true;
+    } else if (opt == "--trace") {
+      st = need(&o->trace_file);
+    } else if (opt == "--format") {
+      if ((st = need(&v)).ok()) st = ParseTraceFormat(v, &o->format);
+    } else if (opt == "--generate") {
+      st = need(&o->scenario_file);
+    } else if (opt == "--write-trace") {
+      st = need(&o->write_trace);
+    } else if (opt == "--skip-bad-rows") {
+      st = flag();
+      o->trace.skip_bad_rows = true;
+    } else if (opt == "--default-min-runtime") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->trace.default_min_runtime);
+    } else if (opt == "--default-resumable") {
+      st = flag();
+      o->trace.default_resumable = true;
+    } else if (opt == "--swf-procs-per-gpu") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
+        o->trace.procs_per_gpu = uint32_t(n);
+    } else if (opt == "--nodes") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
+        o->engine.nodes = uint32_t(n);
+    } else if (opt == "--gpus-per-node") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 64, &n)).ok())
+        o->engine.gpus_per_node = uint32_t(n);
+    } else if (opt == "--topology-group-size") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
+        o->group_size = uint32_t(n);
+    } else if (opt == "--tree") {
+      st = need(&o->tree_file);
+    } else if (opt == "--config") {
+      st = need(&o->config_file);
+    } else if (opt == "--packing") {
+      if ((st = need(&v)).ok()) {
+        if (v == "on") {
+          o->engine.packing = true;
+        } else if (v == "off") {
+          o->engine.packing = false;
+        } else {
+          st = Status::InvalidArgument("--packing: expected on or off, got '" + v + "'");
+        }
+      }
+    } else if (opt == "--policy") {
+      if ((st = need(&v)).ok()) {
+        o->policies.clear();
+        size_t pos = 0;
+        while (st.ok() && pos <= v.size()) {
+          size_t comma = v.find(',', pos);
+          if (comma == std::string::npos) comma = v.size();
+          std::string name = v.substr(pos, comma - pos);
+          if (!MakePolicy(name))
+            st = Status::InvalidArgument("--policy: unknown policy '" + name + "' (known: " +
+                                         PolicyNames() + ")");
+          o->policies.push_back(name);
+          pos = comma + 1;
+        }
+      }
+    } else if (opt == "--horizon") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->horizon);
+    } else if (opt == "--backfill-window") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 24, &n)).ok())
+        o->engine.backfill_window = uint32_t(n);
+    } else if (opt == "--max-preempt-attempts") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 24, &n)).ok())
+        o->engine.max_preempt_attempts = uint32_t(n);
+    } else if (opt == "--fairtree-half-life") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.policy.fairtree_half_life);
+      if (st.ok() && o->engine.policy.fairtree_half_life <= 0)
+        st = Status::InvalidArgument("--fairtree-half-life: must be > 0");
+    } else if (opt == "--preempt-exempt-time") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.policy.preempt_exempt_time);
+    } else if (opt == "--fairtree-no-preempt") {
+      st = flag();
+      o->engine.policy.fairtree_preempts = false;
+    } else if (opt == "--high-priority-threshold") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, UINT32_MAX, &n)).ok())
+        o->engine.policy.high_priority_threshold = uint32_t(n);
+    } else if (opt == "--debug-max-min-runtime") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.thresholds.debug_max_min_runtime);
+    } else if (opt == "--debug-max-gpus") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 20, &n)).ok())
+        o->engine.thresholds.debug_max_gpus = uint32_t(n);
+    } else if (opt == "--hero-min-gpus") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
+        o->engine.thresholds.hero_min_gpus = uint32_t(n);
+    } else if (opt == "--json") {
+      st = need(&o->json_file);
+    } else if (opt == "--svg") {
+      st = need(&o->svg_file);
+    } else if (opt == "--svg-usage") {
+      st = need(&o->svg_usage_file);
+    } else if (opt == "--svg-start") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->svg_start);
+    } else if (opt == "--svg-length") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->svg_length);
+      if (st.ok() && o->svg_length <= 0) st = Status::InvalidArgument("--svg-length: must be > 0");
+    } else if (opt == "--no-progress") {
+      st = flag();
+      o->progress = false;
+    } else {
+      st = Status::InvalidArgument(opt + ": unknown option (see --help)");
+    }
+    if (!st.ok()) return st;
+  }
+  if (o->help || o->version) return Status::Ok();
+  if (o->trace_file.empty() == o->scenario_file.empty())
+    return Status::InvalidArgument("give exactly one of --trace FILE and --generate SPEC");
+  return Status::Ok();
+}
+
+}  // namespace sim
+}  // namespace budget

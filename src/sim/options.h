@@ -1,0 +1,42 @@
+// The command line of budget-sim (every option is in doc/budget-sim.1).
+//
+// Durations use Slurm's time format ("15" = 15 minutes, "8:00:00", "7-0").
+// Errors name the option and the bad value.
+#ifndef SLURM_BUDGET_SIM_OPTIONS_H_
+#define SLURM_BUDGET_SIM_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "libbudget/status.h"
+#include "sim/engine.h"
+#include "sim/trace_reader.h"
+
+namespace budget {
+namespace sim {
+
+struct SimOptions {
+  EngineOptions engine;
+  uint32_t group_size = 0;   // --topology-group-size
+  std::string tree_file, config_file;
+  std::string trace_file;
+  TraceFormat format = TraceFormat::kNative;
+  TraceOptions trace;
+  std::string scenario_file;  // --generate
+  std::string write_trace;    // --write-trace
+  std::vector<std::string> policies{"budget", "fairtree", "priority", "fifo"};
+  Seconds horizon = -1;       // --horizon, from the first submission
+  std::string json_file, svg_file, svg_usage_file;
+  Seconds svg_start = 0, svg_length = -1;
+  bool progress = true;
+  bool help = false, version = false;
+};
+
+// Parses argv[1..argc). InvalidArgument naming the option on error.
+Status ParseOptions(int argc, char** argv, SimOptions* out);
+std::string UsageText();
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_OPTIONS_H_

@@ -1,0 +1,29 @@
+#include "sim/policy.h"
+
+#include "sim/budget_policy.h"
+#include "sim/fairtree_policy.h"
+#include "sim/fifo_policy.h"
+#include "sim/priority_policy.h"
+
+namespace budget {
+namespace sim {
+
+bool Policy::Admit(uint32_t, Seconds*, std::string*) { return true; }
+JobShape Policy::PendingShape(uint32_t) const { return JobShape(); }
+RunningJob Policy::RunningRecord(uint32_t) const { return RunningJob(); }
+const std::vector<Standing>& Policy::standings() const { return no_standings_; }
+ClusterScale Policy::scale() const { return ClusterScale(); }
+TimePoint Policy::PreemptibleFrom(uint32_t job) const { return (*ctx_.jobs)[job].run_start; }
+
+std::unique_ptr<Policy> MakePolicy(const std::string& name) {
+  if (name == "budget") return std::make_unique<BudgetPolicy>();
+  if (name == "fairtree") return std::make_unique<FairTreePolicy>();
+  if (name == "priority") return std::make_unique<PriorityPolicy>();
+  if (name == "fifo") return std::make_unique<FifoPolicy>();
+  return nullptr;
+}
+
+const char* PolicyNames() { return "budget,fairtree,priority,fifo"; }
+
+}  // namespace sim
+}  // namespace budget

@@ -1,0 +1,101 @@
+// Policy: what differs between the schedulers the simulator compares. The
+// engine (engine.h) owns time, jobs, the cluster and the one placement
+// engine; a policy owns the ORDER of waiting jobs and, if it preempts, the
+// translation of jobs into the core's contract records, so that every
+// preemption choice is the core's ChoosePreemption (gang-safe, never more
+// than needed) under the policy's pairwise rule.
+//
+// Call protocol (engine -> policy), all with non-decreasing `now`:
+//   Init once; then per job Admit at submission, Enqueue/Dequeue as it
+//   enters and leaves the queue, OnStart/OnStop around each run; Recompute
+//   every RecalcInterval while jobs wait. Between Recomputes the lane order
+//   is fixed.
+//
+// Thread safety: none; one policy object per run.
+#ifndef SLURM_BUDGET_SIM_POLICY_H_
+#define SLURM_BUDGET_SIM_POLICY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libbudget/config.h"
+#include "libbudget/contract.h"
+#include "libbudget/preempt.h"
+#include "libbudget/standing.h"
+#include "libbudget/status.h"
+#include "libbudget/tree.h"
+#include "sim/cluster.h"
+#include "sim/pending_queue.h"
+#include "sim/sim_job.h"
+#include "sim/workload.h"
+
+namespace budget {
+namespace sim {
+
+// Knobs of the baseline policies (the budget policy reads budget.conf).
+struct PolicyOptions {
+  // fairtree: usage half-life and the global PreemptExemptTime.
+  Seconds fairtree_half_life = 7 * 86400;
+  Seconds preempt_exempt_time = 3600;
+  bool fairtree_preempts = true;
+  // priority: a job declaring priority >= this is HIGH.
+  uint32_t high_priority_threshold = 1;
+};
+
+// What a policy sees of the run; owned by the engine, valid for the run.
+struct SimContext {
+  const Workload* workload = nullptr;
+  const AllocationTree* tree = nullptr;
+  const BudgetConfig* config = nullptr;
+  const PolicyOptions* options = nullptr;
+  const std::vector<SimJob>* jobs = nullptr;
+  const Cluster* cluster = nullptr;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual const char* name() const = 0;
+  virtual Status Init(const SimContext& context) = 0;
+
+  // At submission: may adjust the admitted contract (*min_runtime) or
+  // refuse the job (false, *why says why). Default: admit as declared.
+  virtual bool Admit(uint32_t job, Seconds* min_runtime, std::string* why);
+
+  virtual void Enqueue(uint32_t job, TimePoint now) = 0;
+  virtual void Dequeue(uint32_t job) = 0;
+  virtual void OnStart(uint32_t job, TimePoint now) = 0;
+  virtual void OnStop(uint32_t job, TimePoint now) = 0;
+  virtual void Recompute(TimePoint now) = 0;
+
+  // The queue and the order in which to visit its lanes.
+  virtual const PendingQueue& queue() const = 0;
+  virtual const std::vector<uint32_t>& lane_order() const = 0;
+
+  // Preemption: false for policies that never preempt (the rest is unused).
+  virtual bool preempts() const { return false; }
+  // The core records, for ChoosePreemption. RunningRecord leaves `nodes`
+  // empty (the engine fills them).
+  virtual JobShape PendingShape(uint32_t job) const;
+  virtual RunningJob RunningRecord(uint32_t job) const;
+  virtual const std::vector<Standing>& standings() const;
+  virtual ClusterScale scale() const;
+  // When a run started at `start` becomes preemptible (start itself: at
+  // once); the engine schedules a pass then.
+  virtual TimePoint PreemptibleFrom(uint32_t job) const;
+
+ protected:
+  SimContext ctx_;
+  std::vector<Standing> no_standings_;
+};
+
+// "budget", "fairtree", "priority", "fifo"; nullptr for anything else.
+std::unique_ptr<Policy> MakePolicy(const std::string& name);
+// The names MakePolicy knows, comma-separated.
+const char* PolicyNames();
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_POLICY_H_

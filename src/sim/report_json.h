@@ -1,0 +1,25 @@
+// The --json output: exactly the keys of issue 7, per policy under
+// policies.<name>:
+//   occupancy, unallocated_share, preemptions, fragmentation, wall_seconds,
+//   wait.{all,debug,hero}.{p50,p90,p99}   (seconds)
+//   teams.<account>.{entitlement, owed_gpu_hours, delivered_gpu_hours,
+//                    delivered_over_owed}
+#ifndef SLURM_BUDGET_SIM_REPORT_JSON_H_
+#define SLURM_BUDGET_SIM_REPORT_JSON_H_
+
+#include <string>
+#include <vector>
+
+#include "libbudget/status.h"
+#include "sim/run_metrics.h"
+
+namespace budget {
+namespace sim {
+
+std::string FormatJson(const std::vector<PolicyResult>& results);
+Status WriteTextFile(const std::string& file, const std::string& text);
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_REPORT_JSON_H_

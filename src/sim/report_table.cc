@@ -1,0 +1,87 @@
+#include "sim/report_table.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+namespace budget {
+namespace sim {
+
+std::string HumanSeconds(double s) {
+  char buf[32];
+  if (s < 60) {
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  } else if (s < 3600) {
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  } else if (s < 86400 * 2) {
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f d", s / 86400);
+  }
+  return buf;
+}
+
+namespace {
+
+std::string Fixed(double v, const char* fmt) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+void Row(std::string* out, const std::string& label, const std::vector<std::string>& cells,
+         size_t label_width, size_t cell_width) {
+  std::string line = label;
+  line.resize(std::max(label_width, label.size()), ' ');
+  for (const std::string& c : cells) {
+    std::string cell = c;
+    if (cell.size() < cell_width) cell.insert(0, cell_width - cell.size(), ' ');
+    line += "  " + cell;
+  }
+  *out += line + "\n";
+}
+
+}  // namespace
+
+std::string FormatTable(const std::vector<PolicyResult>& results) {
+  std::string out;
+  const size_t lw = 26, cw = 12;
+  auto row = [&](const std::string& label, const std::function<std::string(const PolicyResult&)>& f) {
+    std::vector<std::string> cells;
+    for (const PolicyResult& r : results) cells.push_back(f(r));
+    Row(&out, label, cells, lw, cw);
+  };
+  row("policy", [](const PolicyResult& r) { return r.policy; });
+  row("occupancy", [](const PolicyResult& r) { return Fixed(100 * r.occupancy, "%.1f%%"); });
+  row("unallocated share", [](const PolicyResult& r) { return Fixed(100 * r.unallocated_share, "%.1f%%"); });
+  row("preemptions", [](const PolicyResult& r) { return std::to_string(r.preemptions); });
+  row("fragmentation", [](const PolicyResult& r) { return Fixed(100 * r.fragmentation, "%.1f%%"); });
+  struct W { const char* name; WaitStats PolicyResult::*field; };
+  for (W w : {W{"all", &PolicyResult::wait_all}, W{"debug", &PolicyResult::wait_debug},
+              W{"hero", &PolicyResult::wait_hero}}) {
+    std::string base = std::string("wait ") + w.name;
+    row(base + " p50", [&](const PolicyResult& r) { return HumanSeconds((r.*w.field).p50); });
+    row(base + " p90", [&](const PolicyResult& r) { return HumanSeconds((r.*w.field).p90); });
+    row(base + " p99", [&](const PolicyResult& r) { return HumanSeconds((r.*w.field).p99); });
+  }
+  row("jobs finished", [](const PolicyResult& r) { return std::to_string(r.finished); });
+  row("jobs waiting at end", [](const PolicyResult& r) { return std::to_string(r.still_waiting); });
+  row("wall seconds", [](const PolicyResult& r) { return Fixed(r.wall_seconds, "%.2f"); });
+  if (results.empty()) return out;
+  out += "\ndelivered / owed GPU-hours per team (entitlement)\n";
+  for (size_t t = 0; t < results[0].teams.size(); ++t) {
+    const TeamResult& team0 = results[0].teams[t];
+    std::string label = team0.account + Fixed(100 * team0.entitlement, " (%.0f%%)");
+    row(label, [t](const PolicyResult& r) {
+      const TeamResult& team = r.teams[t];
+      return Fixed(team.delivered_gpu_hours, "%.0f") + "/" + Fixed(team.owed_gpu_hours, "%.0f");
+    });
+    row("  delivered over owed", [t](const PolicyResult& r) {
+      return Fixed(r.teams[t].delivered_over_owed, "%.2f");
+    });
+  }
+  return out;
+}
+
+}  // namespace sim
+}  // namespace budget

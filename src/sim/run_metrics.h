@@ -1,0 +1,130 @@
+// RunMetrics: what one policy's run delivered, measured while it runs.
+//
+//   occupancy          busy GPU-seconds / (capacity x measured period)
+//   unallocated_share  GPU-seconds of runs the policy held as unallocated
+//                      (RunningJob::allocated() false: free work under
+//                      budget, preemptible runs under priority) / busy
+//   preemptions        runs ended by a preemption
+//   fragmentation      time average of the core's Fragmentation()
+//   wait               submit -> first start, per class; a job still waiting
+//                      at the end counts with its wait so far (a lower
+//                      bound), so that starvation is not hidden
+//   teams              per account, the core's service metrics (metrics.h):
+//                      owed = sum over hours of min(entitlement x capacity,
+//                      demand), demand = GPUs of the team's running and
+//                      waiting jobs. delivered counts every GPU-second the
+//                      team's jobs ran, funded or free, so that policies
+//                      compare on the same footing.
+// Classes: debug = min_runtime <= debug_max_min_runtime and gpus <=
+// debug_max_gpus; hero = gpus >= hero_min_gpus.
+//
+// The team figures come from a private Ledger whose window spans the whole
+// run in 1-hour buckets (the policy's own ledger forgets after
+// LookbackWindow), read with MeasureServiceByPath.
+//
+// Thread safety: none.
+#ifndef SLURM_BUDGET_SIM_RUN_METRICS_H_
+#define SLURM_BUDGET_SIM_RUN_METRICS_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libbudget/ledger.h"
+#include "libbudget/metrics.h"
+#include "libbudget/tree.h"
+#include "sim/workload.h"
+
+namespace budget {
+namespace sim {
+
+struct ClassThresholds {
+  Seconds debug_max_min_runtime = 15 * 60;
+  uint32_t debug_max_gpus = 8;
+  uint32_t hero_min_gpus = 64;
+};
+
+struct WaitStats {
+  uint64_t count = 0;
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+
+struct TeamResult {
+  std::string account;
+  double entitlement = 0;
+  double owed_gpu_hours = 0;
+  double delivered_gpu_hours = 0;
+  double delivered_over_owed = 1;
+  double owed_delivered_fraction = 1;
+  std::vector<HourlyService> hours;  // for the usage picture
+};
+
+struct PolicyResult {
+  std::string policy;
+  double occupancy = 0;
+  double unallocated_share = 0;
+  uint64_t preemptions = 0;
+  double fragmentation = 0;
+  double wall_seconds = 0;
+  WaitStats wait_all, wait_debug, wait_hero;
+  std::vector<TeamResult> teams;
+  // Counts, for the table.
+  uint64_t jobs = 0, finished = 0, rejected = 0, still_waiting = 0, still_running = 0;
+  TimePoint start = 0, end = 0;
+  uint64_t capacity = 0;
+};
+
+// Percentiles by nearest rank (the smallest value with at least p% of the
+// values at or below it); zeros when empty. Sorts *values.
+WaitStats ComputeWaitStats(std::vector<double>* values);
+
+class RunMetrics {
+ public:
+  // Measures [start, end). REQUIRES: start <= end.
+  RunMetrics(const Workload& workload, const AllocationTree& tree, uint64_t capacity,
+             TimePoint start, TimePoint end, const ClassThresholds& thresholds);
+  ~RunMetrics();
+
+  // Integrates the cluster state held since the previous call up to `now`
+  // (clamped to the period). Call before changing anything at `now`.
+  void AdvanceTo(TimePoint now, uint64_t busy_gpus, uint64_t unallocated_gpus,
+                 double fragmentation);
+  // A team's running (delivered) or running+waiting (demand) GPUs change.
+  void ChangeDelivered(int32_t account, TimePoint now, double delta_gpus);
+  void ChangeDemand(int32_t account, TimePoint now, double delta_gpus);
+  void RecordWait(uint32_t job, Seconds wait);
+  void RecordPreemption() { ++preemptions_; }
+
+  // Ends the period earlier than announced (a run that drained early).
+  // REQUIRES: no AdvanceTo/Change* call after `end` was passed.
+  void ShrinkEnd(TimePoint end) { end_ = std::max(start_, std::min(end_, end)); }
+
+  // Closes the period and fills *out (policy, wall_seconds and the counts
+  // are the caller's).
+  void Finish(PolicyResult* out);
+
+ private:
+  void Charge(int32_t account, Ledger::Series series, TimePoint now, double* rate,
+              TimePoint* since, double delta);
+
+  const Workload& workload_;
+  const AllocationTree& tree_;
+  uint64_t capacity_;
+  TimePoint start_, end_;
+  ClassThresholds thresholds_;
+  std::unique_ptr<Ledger> ledger_;
+  TimePoint last_ = 0;
+  double busy_seconds_ = 0, unallocated_seconds_ = 0, fragmentation_seconds_ = 0;
+  uint64_t preemptions_ = 0;
+  std::vector<double> delivered_rate_, demand_rate_;
+  std::vector<TimePoint> delivered_since_, demand_since_;
+  std::vector<double> waits_all_, waits_debug_, waits_hero_;
+};
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_RUN_METRICS_H_

@@ -1,0 +1,48 @@
+// SimJob: the simulator's state of one job of the workload while one policy
+// is replayed (the trace record itself stays in the Workload).
+//
+// Life: kFuture (not submitted yet) -> kPending <-> kRunning -> kDone, or
+// kCancelled (preempted and not resumable... see below), or kRejected
+// (admission refused it: unknown account, bad contract, larger than the
+// cluster).
+// A preempted resumable job returns to kPending needing only its remaining
+// work; a preempted non-resumable job is cancelled by its contract and, as
+// its owner would, resubmitted at once: it returns to kPending needing its
+// whole work again (trace semantics, issue 7). Both keep their submit time,
+// so waits are measured from the original submission.
+//
+// Invariants: remaining in [1, duration] while not done; serial counts the
+// starts, so an event stamped with an older serial is stale.
+#ifndef SLURM_BUDGET_SIM_SIM_JOB_H_
+#define SLURM_BUDGET_SIM_SIM_JOB_H_
+
+#include <cstdint>
+
+#include "libbudget/standing.h"
+#include "libbudget/tree.h"
+#include "sim/cluster.h"
+
+namespace budget {
+namespace sim {
+
+enum class JobState : uint8_t { kFuture, kPending, kRunning, kDone, kRejected };
+
+struct SimJob {
+  JobState state = JobState::kFuture;
+  Shape shape;
+  NodeId node = kNoNode;   // tree node charged (AllocationTree::NodeFor)
+  Seconds remaining = 0;   // work still needed
+  Seconds min_runtime = 0; // as admitted (clamped by the contract rules)
+  TimePoint first_start = -1;
+  TimePoint run_start = 0;
+  uint32_t serial = 0;
+  int32_t running_slot = -1;  // index in the engine's running list
+  uint32_t preemptions = 0;
+  bool allocated_run = false;  // the current run is allocated work
+  Allocation allocation;
+};
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_SIM_JOB_H_

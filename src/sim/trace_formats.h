@@ -1,0 +1,52 @@
+// Internal to the trace readers: the per-format row parsers and the line
+// loop they share (header, skip-bad-rows accounting). See trace_reader.h.
+#ifndef SLURM_BUDGET_SIM_TRACE_FORMATS_H_
+#define SLURM_BUDGET_SIM_TRACE_FORMATS_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/csv_row.h"
+#include "sim/trace_reader.h"
+
+namespace budget {
+namespace sim {
+
+// Parses one data row into *out. Returns InvalidArgument with a Where()
+// message on a malformed row; sets *filtered for a well-formed row that is
+// not a job to replay.
+using RowParser = std::function<Status(const std::vector<Field>& fields, uint64_t line,
+                                       TraceJob* job, std::string* account,
+                                       std::string* user, bool* filtered)>;
+
+struct FormatSpec {
+  char separator = ',';
+  // Expected header fields (CSV formats); empty: no header, comment lines
+  // start with `comment`.
+  std::vector<std::string> header;
+  char comment = '\0';
+};
+
+Status ReadRows(std::string_view text, const std::string& file, const FormatSpec& spec,
+                const RowParser& parse, const TraceOptions& options, Workload* out,
+                ReadStats* stats);
+
+// Field parsers producing Where() messages naming the field.
+Status IntField(const std::string& file, uint64_t line, const Field& f, const char* name,
+                int64_t min, int64_t* out);
+Status NumberField(const std::string& file, uint64_t line, const Field& f, const char* name,
+                   double min, double* out);
+
+Status ReadNative(std::string_view text, const std::string& file, const TraceOptions& options,
+                  Workload* out, ReadStats* stats);
+Status ReadPhilly(std::string_view text, const std::string& file, const TraceOptions& options,
+                  Workload* out, ReadStats* stats);
+Status ReadSwf(std::string_view text, const std::string& file, const TraceOptions& options,
+               Workload* out, ReadStats* stats);
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_TRACE_FORMATS_H_

@@ -1,0 +1,163 @@
+#include "sim/trace_reader.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "sim/trace_formats.h"
+
+namespace budget {
+namespace sim {
+
+Status ParseTraceFormat(std::string_view name, TraceFormat* out) {
+  if (name == "native") {
+    *out = TraceFormat::kNative;
+  } else if (name == "philly") {
+    *out = TraceFormat::kPhilly;
+  } else if (name == "swf") {
+    *out = TraceFormat::kSwf;
+  } else {
+    return Status::InvalidArgument("--format: expected native, philly or swf, got '" +
+                                   std::string(name) + "'");
+  }
+  return Status::Ok();
+}
+
+Status IntField(const std::string& file, uint64_t line, const Field& f, const char* name,
+                int64_t min, int64_t* out) {
+  if (!ParseInt64(f.text, out))
+    return Status::InvalidArgument(Where(file, line, f.column, std::string(name) +
+                                         ": expected an integer, got '" +
+                                         std::string(f.text) + "'"));
+  if (*out < min)
+    return Status::InvalidArgument(Where(file, line, f.column, std::string(name) +
+                                         ": must be >= " + std::to_string(min) + ", got " +
+                                         std::to_string(*out)));
+  return Status::Ok();
+}
+
+Status NumberField(const std::string& file, uint64_t line, const Field& f, const char* name,
+                   double min, double* out) {
+  if (!ParseDouble(f.text, out))
+    return Status::InvalidArgument(Where(file, line, f.column, std::string(name) +
+                                         ": expected a number, got '" +
+                                         std::string(f.text) + "'"));
+  if (*out < min)
+    return Status::InvalidArgument(Where(file, line, f.column, std::string(name) +
+                                         ": must be >= " + std::to_string(min) + ", got '" +
+                                         std::string(f.text) + "'"));
+  return Status::Ok();
+}
+
+Status ReadRows(std::string_view text, const std::string& file, const FormatSpec& spec,
+                const RowParser& parse, const TraceOptions& options, Workload* out,
+                ReadStats* stats) {
+  *out = Workload();
+  *stats = ReadStats();
+  std::vector<Field> fields;
+  bool header_seen = spec.header.empty();
+  uint64_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;  // blank line
+    if (spec.comment != '\0' && line[first] == spec.comment) continue;
+    SplitFields(line, spec.separator, &fields);
+    if (!header_seen) {
+      bool same = fields.size() == spec.header.size();
+      for (size_t i = 0; same && i < fields.size(); ++i) same = fields[i].text == spec.header[i];
+      if (!same) {
+        std::string want;
+        for (const std::string& h : spec.header) want += (want.empty() ? "" : ",") + h;
+        *out = Workload();
+        return Status::InvalidArgument(
+            Where(file, line_no, 1, "header: expected '" + want + "'"));
+      }
+      header_seen = true;
+      continue;
+    }
+    ++stats->rows;
+    TraceJob job;
+    std::string account, user;
+    bool filtered = false;
+    Status st = parse(fields, line_no, &job, &account, &user, &filtered);
+    if (!st.ok()) {
+      if (!options.skip_bad_rows) {
+        *out = Workload();
+        return st;
+      }
+      ++stats->bad_rows;
+      if (stats->first_errors.size() < ReadStats::kKeptErrors)
+        stats->first_errors.push_back(st.message());
+      continue;
+    }
+    if (filtered) {
+      ++stats->filtered;
+      continue;
+    }
+    job.account = out->InternAccount(account);
+    job.user = out->InternUser(user);
+    out->jobs.push_back(job);
+  }
+  if (!header_seen) {
+    *out = Workload();
+    return Status::InvalidArgument(Where(file, line_no + 1, 1, "header: missing (empty file)"));
+  }
+  out->SortAndNumber();
+  return Status::Ok();
+}
+
+Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat format,
+                     const TraceOptions& options, Workload* out, ReadStats* stats) {
+  switch (format) {
+    case TraceFormat::kNative: return ReadNative(text, file, options, out, stats);
+    case TraceFormat::kPhilly: return ReadPhilly(text, file, options, out, stats);
+    case TraceFormat::kSwf: return ReadSwf(text, file, options, out, stats);
+  }
+  return Status::InvalidArgument("unknown trace format");
+}
+
+Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOptions& options,
+                     Workload* out, ReadStats* stats) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Status::IOError(file + ": cannot open for reading");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return Status::IOError(file + ": read error");
+  return ReadTraceText(buf.str(), file, format, options, out, stats);
+}
+
+std::string FormatNativeCsv(const Workload& w) {
+  std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority\n";
+  char buf[96];
+  for (const TraceJob& j : w.jobs) {
+    s += std::to_string(j.submit);
+    s += ',';
+    s += w.accounts[j.account];
+    s += ',';
+    s += w.UserName(j.user);
+    std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u\n", j.gpus,
+                  static_cast<long long>(j.duration), static_cast<long long>(j.min_runtime),
+                  j.resumable ? 1 : 0, j.priority);
+    s += buf;
+  }
+  return s;
+}
+
+Status WriteNativeCsv(const std::string& file, const Workload& workload) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IOError(file + ": cannot open for writing");
+  out << FormatNativeCsv(workload);
+  out.close();
+  if (!out) return Status::IOError(file + ": write error");
+  return Status::Ok();
+}
+
+}  // namespace sim
+}  // namespace budget

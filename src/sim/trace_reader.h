@@ -1,0 +1,74 @@
+// Trace readers: native CSV, Microsoft Philly CSV and the Standard Workload
+// Format (SWF), each into a Workload.
+//
+//   native  header `submit,account,user,gpus,duration,min_runtime,resumable,
+//           priority`; times in seconds; resumable 0|1|true|false.
+//   philly  header `timestamp,duration,num_gpus,gpu_time,cluster`; timestamp
+//           `YYYY-MM-DD HH:MM:SS` (UTC), rows in any order; the virtual
+//           cluster is the account; the contract comes from the options.
+//   swf     18 whitespace-separated fields per job, `;` comments; GPUs =
+//           ceil(processors / procs_per_gpu) (requested processors, else
+//           allocated ones); account "group<G>", user "user<U>"; jobs with
+//           a run time <= 0 (cancelled before running) are not jobs to
+//           replay and are counted in ReadStats::filtered.
+//
+// Errors. A malformed row stops the read with InvalidArgument
+//   "<file>:<line>:<column>: <field>: <why>"
+// (line and column 1-based, the column of the offending field's first
+// character), unless skip_bad_rows is set: then the row is dropped, counted
+// in ReadStats::bad_rows, and the first few messages are kept in
+// ReadStats::first_errors. A missing or wrong header is always an error.
+//
+// Thread safety: plain functions over values.
+#ifndef SLURM_BUDGET_SIM_TRACE_READER_H_
+#define SLURM_BUDGET_SIM_TRACE_READER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libbudget/status.h"
+#include "sim/workload.h"
+
+namespace budget {
+namespace sim {
+
+enum class TraceFormat { kNative, kPhilly, kSwf };
+
+// "native" | "philly" | "swf"; InvalidArgument otherwise.
+Status ParseTraceFormat(std::string_view name, TraceFormat* out);
+
+struct TraceOptions {
+  bool skip_bad_rows = false;
+  // Contract of jobs whose format carries none (philly, swf).
+  Seconds default_min_runtime = 0;
+  bool default_resumable = false;
+  // swf: processors per GPU.
+  uint32_t procs_per_gpu = 1;
+};
+
+struct ReadStats {
+  uint64_t rows = 0;       // data rows seen
+  uint64_t bad_rows = 0;   // dropped because malformed (skip_bad_rows)
+  uint64_t filtered = 0;   // well-formed but not replayable (swf: never ran)
+  std::vector<std::string> first_errors;  // at most kKeptErrors
+  static constexpr size_t kKeptErrors = 5;
+};
+
+// Reads `text` (the content of `file`, named in messages) into *out, which
+// is replaced: sorted and numbered (workload.h). On error *out is cleared.
+Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat format,
+                     const TraceOptions& options, Workload* out, ReadStats* stats);
+// Reads the file, then ReadTraceText. IOError if it cannot be read.
+Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOptions& options,
+                     Workload* out, ReadStats* stats);
+
+// Writes `workload` as native CSV (header included).
+std::string FormatNativeCsv(const Workload& workload);
+Status WriteNativeCsv(const std::string& file, const Workload& workload);
+
+}  // namespace sim
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_SIM_TRACE_READER_H_

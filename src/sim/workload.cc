@@ -1,0 +1,70 @@
+#include "sim/workload.h"
+
+#include <algorithm>
+
+namespace budget {
+namespace sim {
+
+namespace {
+
+int32_t Intern(const std::string& name, std::unordered_map<std::string, int32_t>* index,
+               std::vector<std::string>* names) {
+  auto it = index->find(name);
+  if (it != index->end()) return it->second;
+  int32_t id = static_cast<int32_t>(names->size());
+  names->push_back(name);
+  index->emplace(name, id);
+  return id;
+}
+
+}  // namespace
+
+int32_t Workload::InternAccount(const std::string& name) {
+  if (account_index_.size() != accounts.size()) {
+    account_index_.clear();
+    for (size_t i = 0; i < accounts.size(); ++i) account_index_[accounts[i]] = int32_t(i);
+  }
+  return Intern(name, &account_index_, &accounts);
+}
+
+int32_t Workload::InternUser(const std::string& name) {
+  if (name.empty()) return kNoUser;
+  if (user_index_.size() != users.size()) {
+    user_index_.clear();
+    for (size_t i = 0; i < users.size(); ++i) user_index_[users[i]] = int32_t(i);
+  }
+  return Intern(name, &user_index_, &users);
+}
+
+const std::string& Workload::UserName(int32_t user) const {
+  static const std::string kEmpty;
+  return user == kNoUser ? kEmpty : users[user];
+}
+
+void Workload::SortAndNumber() {
+  // Stable: rows submitted at the same second keep their input order.
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
+  for (size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<uint32_t>(i + 1);
+}
+
+Status Workload::Validate() const {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const TraceJob& j = jobs[i];
+    std::string where = "job " + std::to_string(j.id) + ": ";
+    if (j.id != i + 1) return Status::InvalidArgument(where + "ids must be 1..n in submit order");
+    if (i > 0 && jobs[i - 1].submit > j.submit)
+      return Status::InvalidArgument(where + "jobs must be sorted by submit time");
+    if (j.gpus < 1) return Status::InvalidArgument(where + "gpus must be >= 1");
+    if (j.duration < 1) return Status::InvalidArgument(where + "duration must be >= 1 s");
+    if (j.min_runtime < 0) return Status::InvalidArgument(where + "min_runtime must be >= 0");
+    if (j.account < 0 || size_t(j.account) >= accounts.size())
+      return Status::InvalidArgument(where + "unknown account index");
+    if (j.user != kNoUser && (j.user < 0 || size_t(j.user) >= users.size()))
+      return Status::InvalidArgument(where + "unknown user index");
+  }
+  return Status::Ok();
+}
+
+}  // namespace sim
+}  // namespace budget
