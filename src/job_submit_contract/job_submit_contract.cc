@@ -211,7 +211,9 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
   } else if (review.verdict == budget::UpdateVerdict::kChanged) {
     // Slurm refuses an AdminComment in an update from anyone but a super
     // user, even when a plugin put it there; so the record is written on the
-    // job itself (the job write lock is held).
+    // job itself (the job write lock is held). Should Slurm then refuse
+    // another field of the same update, the record already shows the new
+    // contract: harmless, as the contract itself was admitted.
     SetSlurmString(&job_ptr->admin_comment,
                    budget::ReplaceContractRecord(job_ptr->admin_comment ? job_ptr->admin_comment : "",
                                                  review.contract));
