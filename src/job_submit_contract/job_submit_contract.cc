@@ -211,9 +211,10 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
   } else if (review.verdict == budget::UpdateVerdict::kChanged) {
     // Slurm refuses an AdminComment in an update from anyone but a super
     // user, even when a plugin put it there; so the record is written on the
-    // job itself (the job write lock is held). Should Slurm then refuse
-    // another field of the same update, the record already shows the new
-    // contract: harmless, as the contract itself was admitted.
+    // job itself (the job write lock is held). Known gap: should Slurm then
+    // refuse another field of the same update before it applies requeue,
+    // the record shows the new `resumable` and the requeue flag the old one
+    // until the next update.
     SetSlurmString(&job_ptr->admin_comment,
                    budget::ReplaceContractRecord(job_ptr->admin_comment ? job_ptr->admin_comment : "",
                                                  review.contract));
