@@ -169,7 +169,8 @@ start_munge() {
   local key="$dir/munge/munge.key"
   [ -f "$key" ] || mungekey -c -k "$key" >/dev/null 2>&1 || die "mungekey failed"
   chmod 0600 "$key"
-  chmod 0700 "$dir/munge"
+  # 0711: users other than root reach the socket (the key inside is 0600).
+  chmod 0711 "$dir/munge"
   pid_alive "$(read_pid "$dir/run/munged.pid")" && return
   munged --force --socket="$dir/munge/munge.socket.2" --key-file="$key" \
     --pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" \
