@@ -45,7 +45,13 @@ std::string Printf(const char* format, double v) {
 }
 
 std::string Ratio(double v) { return std::isfinite(v) ? Printf("%.3f", v) : "inf"; }
-std::string GpuHours(double gpu_seconds) { return Printf("%.2f", gpu_seconds / kSecondsPerHour); }
+// Two decimals, but a small non-zero amount (seconds of GPU time, as on a
+// time-compressed test cluster) keeps two significant digits rather than
+// reading as 0.00.
+std::string GpuHours(double gpu_seconds) {
+  double h = gpu_seconds / kSecondsPerHour;
+  return Printf(h > 0 && h < 0.005 ? "%.2g" : "%.2f", h);
+}
 
 struct Column {
   const char* name;

@@ -254,6 +254,12 @@ void TestParsable2RowsParseBack(void**) {
   assert_string_equal(cell(1, "Owners").c_str(), "director");
   // science owed nothing: 1 (nothing missed).
   assert_string_equal(cell(3, "Deliv/Owed").c_str(), "1.000");
+  // The root's 36000 GPU-s = 10.00 GPU-h; 9 GPU-s = 0.0025 GPU-h keeps two
+  // significant digits instead of reading 0.00.
+  assert_string_equal(cell(1, "UsageGPUh").c_str(), "10.00");
+  s.nodes[7].window_usage = 9;
+  lines = Lines(sbudget::FormatTable(s, rows, options));
+  assert_string_equal(cell(3, "UsageGPUh").c_str(), "0.0025");
 }
 
 void TestParsableEndsEachLineWithBar(void**) {
