@@ -25,104 +25,112 @@ std::string Sec(Seconds s) { return std::to_string(s) + " s"; }
 
 }  // namespace
 
-// One series of one path: a ring of n buckets ending at bucket `head_`.
-// Invariants:
-//   - slot FloorMod(k, n) holds bucket k for every k in (head_ - n, head_];
-//   - sum_ is the sum of all slots up to double rounding, and exactly 0
-//     when nonzero_ == 0;
-//   - nonzero_ counts the slots that are != 0.
-class Ledger::Ring {
- public:
-  Ring(int64_t n, int64_t head) : n_(n), head_(head), slots_(n, 0.0f) {}
 
-  int64_t n() const { return n_; }
-  int64_t head() const { return head_; }
+// The operations on one Ring (ledger.h), which does not store its own size.
+// Invariants, for a ring whose head != kNoHead:
+//   - slot FloorMod(k, n) holds bucket k for every k in (head - n, head];
+//   - sum is the sum of all slots up to double rounding, and exactly 0
+//     when nonzero == 0;
+//   - nonzero counts the slots that are != 0.
+class Ledger::RingOps {
+ public:
+  RingOps(Ring* ring, int64_t n) : r_(*ring), n_(n) {}
+
+  // Gives the ring its buckets (all 0) if it has none yet.
+  void Allocate() {
+    if (!r_.slots) r_.slots.reset(new float[n_]());
+  }
 
   // Moves the head forward to bucket k (no-op if k <= head), expiring the
   // buckets that leave the ring. O(min(n, k - head)).
   void Advance(int64_t k) {
-    if (k <= head_) return;
-    if (head_ == kNoHead || k - head_ >= n_) {
-      std::fill(slots_.begin(), slots_.end(), 0.0f);
-      nonzero_ = 0;
-      sum_ = 0.0;
+    if (r_.head != Ledger::kNoHead && k <= r_.head) return;
+    if (r_.head == Ledger::kNoHead || k - r_.head >= n_) {
+      std::fill(r_.slots.get(), r_.slots.get() + n_, 0.0f);
+      r_.nonzero = 0;
+      r_.sum = 0.0;
     } else {
-      for (int64_t j = head_ + 1; j <= k; ++j) Store(j, 0.0f);
+      for (int64_t j = r_.head + 1; j <= k; ++j) Store(j, 0.0f);
     }
-    head_ = k;
+    r_.head = k;
   }
 
   // Adds v to bucket k, advancing the head if k is newer; buckets older
   // than the ring are dropped.
   void Add(int64_t k, double v) {
-    if (head_ != kNoHead && k <= head_ - n_) return;
+    if (r_.head != Ledger::kNoHead && k <= r_.head - n_) return;
     Advance(k);
-    float old = slots_[Slot(k)];
+    const float old = r_.slots[Slot(k)];
     Store(k, static_cast<float>(static_cast<double>(old) + v));
   }
 
   // Sum of buckets (kn - n, kn]: the window ending in bucket kn.
   double WindowSum(int64_t kn) {
-    if (head_ == kNoHead) return 0.0;
-    if (kn >= head_) {
+    if (r_.head == Ledger::kNoHead) return 0.0;
+    if (kn >= r_.head) {
       Advance(kn);
-      return std::max(0.0, sum_);
+      return std::max(0.0, r_.sum);
     }
     // A query in the past: only retained buckets can answer it.
     double total = 0.0;
-    for (int64_t k = std::max(kn - n_ + 1, head_ - n_ + 1); k <= kn; ++k) {
-      total += slots_[Slot(k)];
+    for (int64_t k = std::max(kn - n_ + 1, r_.head - n_ + 1); k <= kn; ++k) {
+      total += r_.slots[Slot(k)];
     }
     return total;
   }
 
-  // Bucket k, or 0 if not retained.
-  float Bucket(int64_t k) const {
-    if (head_ == kNoHead || k > head_ || k <= head_ - n_) return 0.0f;
-    return slots_[Slot(k)];
-  }
-
   // Replaces the contents: values[i] is bucket head - (n-1) + i.
   void Assign(int64_t head, const std::vector<float>& values) {
-    head_ = head;
-    sum_ = 0.0;
-    nonzero_ = 0;
+    Allocate();
+    r_.head = head;
+    r_.sum = 0.0;
+    r_.nonzero = 0;
+    size_t slot = Slot(head - (n_ - 1));  // the oldest bucket's slot
     for (int64_t i = 0; i < n_; ++i) {
-      int64_t k = head - (n_ - 1) + i;
-      slots_[Slot(k)] = values[i];
-      sum_ += values[i];
-      if (values[i] != 0.0f) ++nonzero_;
+      r_.slots[slot] = values[i];
+      r_.sum += values[i];
+      if (values[i] != 0.0f) ++r_.nonzero;
+      if (++slot == static_cast<size_t>(n_)) slot = 0;
     }
-    if (nonzero_ == 0) sum_ = 0.0;
+    if (r_.nonzero == 0) r_.sum = 0.0;
   }
-
-  size_t bytes() const { return slots_.capacity() * sizeof(float); }
 
  private:
   size_t Slot(int64_t k) const { return static_cast<size_t>(FloorMod(k, n_)); }
 
-  // Sets bucket k to v, keeping sum_ equal to the sum of what is stored
+  // Sets bucket k to v, keeping sum equal to the sum of what is stored
   // (the float deltas, not the double charges, so expiry subtracts exactly
   // what was added).
   void Store(int64_t k, float v) {
-    float& slot = slots_[Slot(k)];
-    if (slot != 0.0f) --nonzero_;
-    if (v != 0.0f) ++nonzero_;
-    sum_ += static_cast<double>(v) - static_cast<double>(slot);
+    float& slot = r_.slots[Slot(k)];
+    if (slot != 0.0f) --r_.nonzero;
+    if (v != 0.0f) ++r_.nonzero;
+    r_.sum += static_cast<double>(v) - static_cast<double>(slot);
     slot = v;
-    if (nonzero_ == 0) sum_ = 0.0;
+    if (r_.nonzero == 0) r_.sum = 0.0;
   }
 
+  Ring& r_;
   int64_t n_;
-  int64_t head_;
-  double sum_ = 0.0;
-  int64_t nonzero_ = 0;
-  std::vector<float> slots_;
 };
 
-struct Ledger::PathUsage {
-  std::unique_ptr<Ring> rings[kSeriesCount];
+// Read-only access to one Ring.
+class Ledger::ConstRingOps {
+ public:
+  ConstRingOps(const Ring* ring, int64_t n) : r_(*ring), n_(n) {}
+  int64_t head() const { return r_.head; }
+  int64_t n() const { return n_; }
+  // Bucket k, or 0 if not retained.
+  float Bucket(int64_t k) const {
+    if (r_.head == Ledger::kNoHead || k > r_.head || k <= r_.head - n_) return 0.0f;
+    return r_.slots[static_cast<size_t>(FloorMod(k, n_))];
+  }
+
+ private:
+  const Ring& r_;
+  int64_t n_;
 };
+
 
 Status Ledger::CheckOptions(const Options& o) {
   if (o.bucket_width <= 0) {
@@ -194,18 +202,21 @@ int64_t Ledger::BucketCount(Series series) const {
   return options_.window / BucketWidth(series);
 }
 
-Ledger::Ring* Ledger::FindRing(const std::string& path, Series series) const {
+const Ledger::Ring* Ledger::FindRing(const std::string& path, Series series) const {
   auto it = paths_.find(path);
   if (it == paths_.end()) return nullptr;
-  return it->second->rings[static_cast<int>(series)].get();
+  const Ring& ring = it->second.rings[static_cast<int>(series)];
+  return ring.slots ? &ring : nullptr;
+}
+
+Ledger::Ring* Ledger::FindMutableRing(const std::string& path, Series series) {
+  return const_cast<Ring*>(FindRing(path, series));
 }
 
 Ledger::Ring* Ledger::MutableRing(const std::string& path, Series series) {
-  std::unique_ptr<PathUsage>& usage = paths_[path];
-  if (!usage) usage = std::make_unique<PathUsage>();
-  std::unique_ptr<Ring>& ring = usage->rings[static_cast<int>(series)];
-  if (!ring) ring = std::make_unique<Ring>(BucketCount(series), kNoHead);
-  return ring.get();
+  Ring* ring = &paths_[path].rings[static_cast<int>(series)];
+  RingOps(ring, BucketCount(series)).Allocate();
+  return ring;
 }
 
 void Ledger::Charge(const std::string& path, Series series, TimePoint from,
@@ -213,16 +224,18 @@ void Ledger::Charge(const std::string& path, Series series, TimePoint from,
   if (!(gpus > 0.0) || !std::isfinite(gpus)) return;
   if (from >= to || !TimeInRange(from) || !TimeInRange(to)) return;
   const Seconds w = BucketWidth(series);
+  const int64_t n = BucketCount(series);
   const int64_t last = FloorDiv(to - 1, w);
   Ring* ring = MutableRing(path, series);
-  ring->Advance(last);
+  RingOps ops(ring, n);
+  ops.Advance(last);
   // Only buckets still in the ring can take the charge; starting there also
   // bounds the loop by the ring size however long [from, to) is.
-  const int64_t first = std::max(FloorDiv(from, w), ring->head() - ring->n() + 1);
+  const int64_t first = std::max(FloorDiv(from, w), ring->head - n + 1);
   for (int64_t k = first; k <= last; ++k) {
     const TimePoint begin = std::max(from, k * w);
     const TimePoint end = std::min(to, (k + 1) * w);
-    ring->Add(k, gpus * static_cast<double>(end - begin));
+    ops.Add(k, gpus * static_cast<double>(end - begin));
   }
 }
 
@@ -240,9 +253,9 @@ void Ledger::ChargeRunningJob(uint32_t job_id, const std::string& path,
 double Ledger::WindowUsage(const std::string& path, Series series,
                            TimePoint now) {
   if (!TimeInRange(now)) return 0.0;
-  Ring* ring = FindRing(path, series);
+  Ring* ring = FindMutableRing(path, series);
   if (ring == nullptr) return 0.0;
-  return ring->WindowSum(FloorDiv(now, BucketWidth(series)));
+  return RingOps(ring, BucketCount(series)).WindowSum(FloorDiv(now, BucketWidth(series)));
 }
 
 Ledger::History Ledger::SeriesHistory(const std::string& path, Series series,
@@ -263,14 +276,15 @@ Ledger::History Ledger::SeriesHistory(const std::string& path, Series series,
   history.gpu_seconds.assign(points, 0.0);
   const Ring* ring = FindRing(path, series);
   if (ring == nullptr) return history;
+  ConstRingOps ops(ring, BucketCount(series));
   // Walk the retained buckets (at most n) rather than the points, so a long
   // span costs no more than the window.
-  for (int64_t k = ring->head() - ring->n() + 1; k <= ring->head(); ++k) {
+  for (int64_t k = ops.head() - ops.n() + 1; k <= ops.head(); ++k) {
     const TimePoint t = k * w;
     if (t < history.start) continue;
     const int64_t point = (t - history.start) / res;
     if (point >= points) break;
-    history.gpu_seconds[point] += ring->Bucket(k);
+    history.gpu_seconds[point] += ops.Bucket(k);
   }
   return history;
 }
@@ -309,8 +323,10 @@ bool Ledger::ForgetPath(const std::string& path) {
 size_t Ledger::BucketBytes() const {
   size_t bytes = 0;
   for (const auto& entry : paths_) {
-    for (const auto& ring : entry.second->rings) {
-      if (ring) bytes += ring->bytes();
+    for (int s = 0; s < kSeriesCount; ++s) {
+      if (entry.second.rings[s].slots) {
+        bytes += BucketCount(static_cast<Series>(s)) * sizeof(float);
+      }
     }
   }
   return bytes;
@@ -319,14 +335,26 @@ size_t Ledger::BucketBytes() const {
 Ledger::RawSeries Ledger::ExportSeries(const std::string& path,
                                        Series series) const {
   RawSeries raw;
-  const Ring* ring = FindRing(path, series);
-  if (ring == nullptr) return raw;
-  raw.head = ring->head();
-  raw.values.resize(ring->n());
-  for (int64_t i = 0; i < ring->n(); ++i) {
-    raw.values[i] = ring->Bucket(ring->head() - (ring->n() - 1) + i);
-  }
+  ExportSeries(path, series, &raw);
   return raw;
+}
+
+void Ledger::ExportSeries(const std::string& path, Series series,
+                          RawSeries* out) const {
+  const Ring* ring = FindRing(path, series);
+  if (ring == nullptr) {
+    out->head = kNoHead;
+    out->values.clear();
+    return;
+  }
+  const int64_t n = BucketCount(series);
+  out->head = ring->head;
+  out->values.resize(n);
+  // The ring from the oldest retained bucket on: two contiguous runs.
+  const int64_t oldest_slot = FloorMod(ring->head - (n - 1), n);
+  std::copy(ring->slots.get() + oldest_slot, ring->slots.get() + n, out->values.begin());
+  std::copy(ring->slots.get(), ring->slots.get() + oldest_slot,
+            out->values.begin() + (n - oldest_slot));
 }
 
 Status Ledger::ImportSeries(const std::string& path, Series series,
@@ -353,7 +381,7 @@ Status Ledger::ImportSeries(const std::string& path, Series series,
                                      "' has a negative or non-finite bucket");
     }
   }
-  MutableRing(path, series)->Assign(raw.head, raw.values);
+  RingOps(MutableRing(path, series), n).Assign(raw.head, raw.values);
   return Status::Ok();
 }
 

@@ -185,21 +185,40 @@ class Ledger {
     std::vector<float> values;
   };
   RawSeries ExportSeries(const std::string& path, Series series) const;
+  // The same into *out, reusing its memory (for saving many series).
+  void ExportSeries(const std::string& path, Series series,
+                    RawSeries* out) const;
   // Replaces a series with `raw` (values.size() must equal the series's
   // bucket count); InvalidArgument otherwise.
   Status ImportSeries(const std::string& path, Series series,
                       const RawSeries& raw);
 
  private:
-  class Ring;
-  struct PathUsage;
+  // One series of one path: a ring of n = window / width buckets ending at
+  // bucket `head` (the operations and invariants are in ledger.cc). Held by
+  // value in the path map so a query touches as few cache lines as
+  // possible: the map node, the key, and this header; the buckets only
+  // when the head moves.
+  struct Ring {
+    int64_t head = kNoHead;
+    int64_t nonzero = 0;             // buckets != 0
+    double sum = 0.0;                // window total
+    std::unique_ptr<float[]> slots;  // n buckets; null until first charged
+  };
+  struct PathUsage {
+    Ring rings[kSeriesCount];
+  };
 
-  Ring* FindRing(const std::string& path, Series series) const;
+  class RingOps;
+  class ConstRingOps;
+
+  const Ring* FindRing(const std::string& path, Series series) const;
+  Ring* FindMutableRing(const std::string& path, Series series);
   Ring* MutableRing(const std::string& path, Series series);
   int64_t BucketCount(Series series) const;
 
   Options options_;
-  std::unordered_map<std::string, std::unique_ptr<PathUsage>> paths_;
+  std::unordered_map<std::string, PathUsage> paths_;
   std::unordered_map<uint32_t, TimePoint> cursors_;
 };
 

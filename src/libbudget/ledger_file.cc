@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <set>
+#include <functional>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -19,39 +19,54 @@ namespace budget {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'B', 'L', 'E', 'D', 'G', 'E', 'R'};
-constexpr size_t kHeaderSize = 20;   // magic + version + payload length
-constexpr size_t kTrailerSize = 4;   // CRC-32
+constexpr size_t kHeaderSize = 20;  // magic + version + payload length
+constexpr size_t kTrailerSize = 4;  // CRC-32
+constexpr size_t kChunk = 1 << 20;  // bytes buffered between writes
 using Series = Ledger::Series;
 
-std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool kLittleEndianHost = true;
+#else
+constexpr bool kLittleEndianHost = false;
+#endif
+
+// --- CRC-32, slicing by 8 (the save and load of a 100 MB ledger must not
+// be dominated by a byte-at-a-time loop) ---------------------------------
+
+struct CrcTables {
+  uint32_t t[8][256];
+  CrcTables() {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i) {
+      for (int k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+    }
   }
-  return table;
+};
+
+// Advances a CRC register (already inverted) over `size` bytes.
+uint32_t CrcUpdate(uint32_t c, const void* data, size_t size) {
+  static const CrcTables tables;
+  const uint32_t(&t)[8][256] = tables.t;
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  while (size >= 8) {
+    const uint32_t lo = c ^ (uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
+                             uint32_t{p[3]} << 24);
+    const uint32_t hi =
+        uint32_t{p[4]} | uint32_t{p[5]} << 8 | uint32_t{p[6]} << 16 | uint32_t{p[7]} << 24;
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+        t[3][hi & 0xFF] ^ t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+    p += 8;
+    size -= 8;
+  }
+  while (size-- > 0) c = t[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
+  return c;
 }
 
-// --- Little-endian encoding --------------------------------------------
-
-void PutU8(std::string* out, uint8_t v) { out->push_back(static_cast<char>(v)); }
-
-void PutU32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-void PutU64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-void PutI64(std::string* out, int64_t v) { PutU64(out, static_cast<uint64_t>(v)); }
-
-void PutF32(std::string* out, float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  PutU32(out, bits);
-}
+// --- Little-endian decoding ----------------------------------------------
 
 uint32_t GetU32At(const std::string& s, size_t pos) {
   uint32_t v = 0;
@@ -65,8 +80,138 @@ uint64_t GetU64At(const std::string& s, size_t pos) {
   return v;
 }
 
+// --- Encoding ----------------------------------------------------------
+
+// Streams the file to a sink in chunks of kChunk bytes, keeping the CRC of
+// everything written, so a save never holds the whole file in memory. The
+// first sink error sticks and is returned by Finish().
+class ChunkWriter {
+ public:
+  using Sink = std::function<Status(const char*, size_t)>;
+  explicit ChunkWriter(Sink sink) : sink_(std::move(sink)) { buffer_.reserve(kChunk); }
+
+  void Bytes(const void* data, size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+      const size_t take = std::min(n, kChunk - buffer_.size());
+      buffer_.append(p, take);
+      p += take;
+      n -= take;
+      if (buffer_.size() == kChunk) Flush();
+    }
+  }
+  void U8(uint8_t v) { Bytes(&v, 1); }
+  void U32(uint32_t v) {
+    char b[4];
+    for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+    Bytes(b, 4);
+  }
+  void U64(uint64_t v) {
+    char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+    Bytes(b, 8);
+  }
+  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
+  void Floats(const float* v, size_t n) {
+    if (kLittleEndianHost) {
+      Bytes(v, n * sizeof(float));
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &v[i], sizeof bits);
+      U32(bits);
+    }
+  }
+
+  // Writes what is buffered and the CRC trailer.
+  Status Finish() {
+    Flush();
+    const uint32_t crc = crc_ ^ 0xFFFFFFFFu;
+    char trailer[4];
+    for (int i = 0; i < 4; ++i) trailer[i] = static_cast<char>((crc >> (8 * i)) & 0xFF);
+    if (status_.ok()) status_ = sink_(trailer, sizeof trailer);
+    return status_;
+  }
+
+ private:
+  void Flush() {
+    if (buffer_.empty()) return;
+    crc_ = CrcUpdate(crc_, buffer_.data(), buffer_.size());
+    if (status_.ok()) status_ = sink_(buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+
+  Sink sink_;
+  std::string buffer_;
+  uint32_t crc_ = 0xFFFFFFFFu;
+  Status status_;
+};
+
+// Index of the first non-zero bucket: leading zeros are not written.
+size_t FirstNonZero(const std::vector<float>& values) {
+  size_t first = 0;
+  while (first < values.size() && values[first] == 0.0f) ++first;
+  return first;
+}
+
+// The payload's size, computed before writing it because the header that
+// precedes it (and that the CRC covers first) states it.
+uint64_t PayloadSize(const Ledger& ledger, const std::vector<std::string>& paths) {
+  uint64_t size = 3 * 8 + 4;
+  Ledger::RawSeries raw;
+  for (const std::string& path : paths) {
+    size += 4 + path.size();
+    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
+      ledger.ExportSeries(path, static_cast<Series>(s), &raw);
+      size += 1;
+      if (raw.head != Ledger::kNoHead) size += 8 + 4 + 4 * (raw.values.size() - FirstNonZero(raw.values));
+    }
+  }
+  return size + 4 + 12 * uint64_t{ledger.job_count()};
+}
+
+void Encode(const Ledger& ledger, ChunkWriter* out) {
+  const std::vector<std::string> paths = ledger.Paths();
+  out->Bytes(kMagic, sizeof kMagic);
+  out->U32(kLedgerFileVersion);
+  out->U64(PayloadSize(ledger, paths));
+
+  const Ledger::Options& o = ledger.options();
+  out->I64(o.window);
+  out->I64(o.bucket_width);
+  out->I64(o.report_bucket_width);
+  out->U32(static_cast<uint32_t>(paths.size()));
+  Ledger::RawSeries raw;
+  for (const std::string& path : paths) {
+    out->U32(static_cast<uint32_t>(path.size()));
+    out->Bytes(path.data(), path.size());
+    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
+      ledger.ExportSeries(path, static_cast<Series>(s), &raw);
+      if (raw.head == Ledger::kNoHead) {
+        out->U8(0);
+        continue;
+      }
+      const size_t first = FirstNonZero(raw.values);
+      out->U8(1);
+      out->I64(raw.head);
+      out->U32(static_cast<uint32_t>(raw.values.size() - first));
+      out->Floats(raw.values.data() + first, raw.values.size() - first);
+    }
+  }
+  auto cursors = ledger.JobCursors();
+  std::sort(cursors.begin(), cursors.end());
+  out->U32(static_cast<uint32_t>(cursors.size()));
+  for (const auto& cursor : cursors) {
+    out->U32(cursor.first);
+    out->I64(cursor.second);
+  }
+}
+
+// --- Decoding ----------------------------------------------------------
+
 // Reads the payload front to back; the first failure sticks, so callers
-// check error() once per record rather than after every field.
+// check the result once per record rather than after every field.
 class PayloadReader {
  public:
   PayloadReader(const std::string& bytes, size_t begin, size_t end)
@@ -89,27 +234,46 @@ class PayloadReader {
     pos_ += 8;
     return true;
   }
-  bool F32(const char* what, float* v) {
-    uint32_t bits;
-    if (!U32(what, &bits)) return false;
-    std::memcpy(v, &bits, sizeof *v);
-    return true;
-  }
   bool Bytes(const char* what, size_t n, std::string* v) {
     if (!Need(n, what)) return false;
     v->assign(bytes_, pos_, n);
     pos_ += n;
     return true;
   }
+  // Reads n floats into v[0..n), checking each is finite and >= 0.
+  bool Buckets(size_t n, float* v) {
+    if (failed()) return false;
+    if (n > remaining() / 4) {
+      Fail("payload ends inside bucket values");
+      return false;
+    }
+    if (n == 0) return true;
+    const size_t start = pos_;
+    if (kLittleEndianHost) {
+      std::memcpy(v, bytes_.data() + pos_, n * sizeof(float));
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t bits = GetU32At(bytes_, pos_ + 4 * i);
+        std::memcpy(&v[i], &bits, sizeof bits);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (!std::isfinite(v[i]) || v[i] < 0.0f) {
+        pos_ = start + 4 * (i + 1);  // report the offset after the bad value
+        Fail("bucket value " + std::to_string(v[i]) + " is negative or not finite");
+        return false;
+      }
+    }
+    pos_ += 4 * n;
+    return true;
+  }
 
   bool at_end() const { return pos_ == end_; }
   size_t remaining() const { return end_ - pos_; }
-  // Offset into the payload, for messages.
-  size_t offset() const { return pos_ - begin_; }
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
-  void Fail(std::string why) {
-    if (error_.empty()) error_ = "payload offset " + std::to_string(offset()) + ": " + why;
+  void Fail(const std::string& why) {
+    if (error_.empty()) error_ = "payload offset " + std::to_string(pos_ - begin_) + ": " + why;
   }
 
  private:
@@ -129,217 +293,173 @@ class PayloadReader {
   std::string error_;
 };
 
-void EncodeSeries(const Ledger& ledger, const std::string& path, Series series,
-                  std::string* out) {
-  Ledger::RawSeries raw = ledger.ExportSeries(path, series);
-  if (raw.head == Ledger::kNoHead) {
-    PutU8(out, 0);
-    return;
-  }
-  size_t first = 0;
-  while (first < raw.values.size() && raw.values[first] == 0.0f) ++first;
-  PutU8(out, 1);
-  PutI64(out, raw.head);
-  PutU32(out, static_cast<uint32_t>(raw.values.size() - first));
-  for (size_t i = first; i < raw.values.size(); ++i) PutF32(out, raw.values[i]);
-}
-
-// A series as read from the file, in the file's bucket width. Only the
-// stored buckets are held (newest[i] is bucket head - C + 1 + i), so memory
-// stays proportional to the file's size whatever counts it claims.
-struct FileSeries {
-  bool present = false;
-  int64_t head = 0;
-  std::vector<float> newest;
-};
-
-struct FilePath {
-  std::string path;
-  FileSeries series[Ledger::kSeriesCount];
-};
-
-struct FileContents {
-  Ledger::Options options;
-  std::vector<FilePath> paths;
-  std::vector<std::pair<uint32_t, TimePoint>> cursors;
-};
-
-bool ReadSeries(PayloadReader* in, int64_t bucket_count, Seconds width,
-                FileSeries* out) {
-  uint8_t present;
-  if (!in->U8("a series flag", &present)) return false;
-  if (present > 1) {
-    in->Fail("series flag is " + std::to_string(present) + ", not 0 or 1");
-    return false;
-  }
-  out->present = present == 1;
-  if (!out->present) return true;
-  uint32_t count;
-  if (!in->I64("a series head", &out->head) ||
-      !in->U32("a bucket count", &count)) {
-    return false;
-  }
-  if (out->head > Ledger::kTimeLimit / width ||
-      out->head < -Ledger::kTimeLimit / width) {
-    in->Fail("series head bucket " + std::to_string(out->head) + " is out of range");
-    return false;
-  }
-  if (count > bucket_count) {
-    in->Fail("bucket count " + std::to_string(count) + " exceeds the window's " +
-             std::to_string(bucket_count));
-    return false;
-  }
-  if (count > in->remaining() / 4) {
-    in->Fail("payload ends inside bucket values");
-    return false;
-  }
-  out->newest.resize(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    float v;
-    if (!in->F32("bucket values", &v)) return false;
-    if (!std::isfinite(v) || v < 0.0f) {
-      in->Fail("bucket value " + std::to_string(v) + " is negative or not finite");
-      return false;
-    }
-    out->newest[i] = v;
-  }
-  return true;
-}
-
-bool ReadPayload(PayloadReader* in, FileContents* out) {
-  Ledger::Options& o = out->options;
-  if (!in->I64("the options", &o.window) || !in->I64("the options", &o.bucket_width) ||
-      !in->I64("the options", &o.report_bucket_width)) {
-    return false;
-  }
-  Status options_ok = Ledger::CheckOptions(o);
-  if (!options_ok.ok()) {
-    in->Fail("stored " + options_ok.message());
-    return false;
-  }
-  const int64_t counts[Ledger::kSeriesCount] = {
-      o.window / o.bucket_width, o.window / o.report_bucket_width,
-      o.window / o.report_bucket_width};
-  const Seconds widths[Ledger::kSeriesCount] = {
-      o.bucket_width, o.report_bucket_width, o.report_bucket_width};
-
-  uint32_t path_count;
-  if (!in->U32("the path count", &path_count)) return false;
-  std::set<std::string> seen;
-  for (uint32_t p = 0; p < path_count; ++p) {
-    FilePath entry;
-    uint32_t length;
-    if (!in->U32("a path length", &length)) return false;
-    if (length == 0) {
-      in->Fail("path " + std::to_string(p) + " is empty");
-      return false;
-    }
-    if (!in->Bytes("a path", length, &entry.path)) return false;
-    if (!seen.insert(entry.path).second) {
-      in->Fail("path '" + entry.path + "' appears twice");
-      return false;
-    }
-    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
-      if (!ReadSeries(in, counts[s], widths[s], &entry.series[s])) return false;
-    }
-    out->paths.push_back(std::move(entry));
-  }
-
-  uint32_t job_count;
-  if (!in->U32("the job count", &job_count)) return false;
-  // Each job takes 12 bytes: refuse a count the payload cannot hold before
-  // reserving memory for it.
-  if (job_count > in->remaining() / 12) {
-    in->Fail("job count " + std::to_string(job_count) + " does not fit in the " +
-             std::to_string(in->remaining()) + " bytes left");
-    return false;
-  }
-  std::set<uint32_t> jobs;
-  out->cursors.reserve(job_count);
-  for (uint32_t j = 0; j < job_count; ++j) {
-    uint32_t id;
-    int64_t until;
-    if (!in->U32("a job id", &id) || !in->I64("a job cursor", &until)) return false;
-    if (!jobs.insert(id).second) {
-      in->Fail("job " + std::to_string(id) + " appears twice");
-      return false;
-    }
-    out->cursors.emplace_back(id, until);
-  }
-  if (!in->at_end()) {
-    in->Fail(std::to_string(in->remaining()) + " unexpected bytes after the last job");
-    return false;
-  }
-  return true;
-}
-
-// Moves a series stored with width `from_width` into `ledger`, whose width
-// for that series may differ (see "Different options" in the header).
-Status Rebucket(const std::string& path, Series series, const FileSeries& fs,
-                Seconds from_width, Ledger* ledger) {
+// Moves one stored series (`newest` = buckets head-C+1 .. head of width
+// from_width) into `ledger`, whose width for that series may differ (see
+// "Different options" in the header).
+Status Rebucket(const std::string& path, Series series, int64_t head,
+                const std::vector<float>& newest, Seconds from_width, Ledger* ledger) {
   const Seconds to_width = ledger->BucketWidth(series);
-  const int64_t count = static_cast<int64_t>(fs.newest.size());
+  const int64_t count = static_cast<int64_t>(newest.size());
   // The new head is the bucket holding the last second the file covered, so
   // the window ends where it ended before.
-  const TimePoint last_second = (fs.head + 1) * from_width - 1;
-  int64_t head = last_second >= 0 ? last_second / to_width
-                                  : -((-last_second + to_width - 1) / to_width);
+  const TimePoint last_second = (head + 1) * from_width - 1;
   Ledger::RawSeries empty;
-  empty.head = head;
+  empty.head = last_second >= 0 ? last_second / to_width
+                                : -((-last_second + to_width - 1) / to_width);
   empty.values.assign(ledger->options().window / to_width, 0.0f);
   Status s = ledger->ImportSeries(path, series, empty);
   if (!s.ok()) return s;
   for (int64_t i = 0; i < count; ++i) {
-    if (fs.newest[i] == 0.0f) continue;
-    const int64_t k = fs.head - (count - 1) + i;
+    if (newest[i] == 0.0f) continue;
+    const int64_t k = head - (count - 1) + i;
     ledger->Charge(path, series, k * from_width, (k + 1) * from_width,
-                   static_cast<double>(fs.newest[i]) / static_cast<double>(from_width));
+                   static_cast<double>(newest[i]) / static_cast<double>(from_width));
   }
   return Status::Ok();
 }
 
-// Same options: the stored buckets go back where they were.
-Status Import(const std::string& path, Series series, const FileSeries& fs,
-              Ledger* ledger) {
-  Ledger::RawSeries raw;
-  raw.head = fs.head;
-  raw.values.assign(ledger->options().window / ledger->BucketWidth(series), 0.0f);
-  std::copy(fs.newest.begin(), fs.newest.end(), raw.values.end() - fs.newest.size());
-  return ledger->ImportSeries(path, series, raw);
-}
+// Parses the payload straight into `ledger` (a fresh one the caller
+// discards on failure). Sets *error on a semantic failure of the import.
+class PayloadParser {
+ public:
+  PayloadParser(PayloadReader* in, Ledger* ledger) : in_(*in), ledger_(*ledger) {}
 
-Status BuildLedger(const FileContents& contents, Ledger* ledger) {
-  const Ledger::Options& mine = ledger->options();
-  const Ledger::Options& theirs = contents.options;
-  const bool same = mine.window == theirs.window &&
-                    mine.bucket_width == theirs.bucket_width &&
-                    mine.report_bucket_width == theirs.report_bucket_width;
-  const Seconds file_widths[Ledger::kSeriesCount] = {
-      theirs.bucket_width, theirs.report_bucket_width, theirs.report_bucket_width};
-  for (const FilePath& entry : contents.paths) {
-    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
-      const FileSeries& fs = entry.series[s];
-      if (!fs.present) continue;
-      const Series series = static_cast<Series>(s);
-      Status status = same ? Import(entry.path, series, fs, ledger)
-                           : Rebucket(entry.path, series, fs, file_widths[s], ledger);
-      if (!status.ok()) return status;
+  bool Parse() {
+    if (!ReadOptions()) return false;
+    uint32_t path_count;
+    if (!in_.U32("the path count", &path_count)) return false;
+    for (uint32_t p = 0; p < path_count; ++p) {
+      if (!ReadPath(p)) return false;
     }
+    if (!ReadJobs()) return false;
+    if (!in_.at_end()) {
+      in_.Fail(std::to_string(in_.remaining()) + " unexpected bytes after the last job");
+      return false;
+    }
+    return true;
   }
-  for (const auto& cursor : contents.cursors) {
-    ledger->SetChargedUntil(cursor.first, cursor.second);
+
+ private:
+  bool ReadOptions() {
+    Ledger::Options& o = stored_;
+    if (!in_.I64("the options", &o.window) || !in_.I64("the options", &o.bucket_width) ||
+        !in_.I64("the options", &o.report_bucket_width)) {
+      return false;
+    }
+    Status ok = Ledger::CheckOptions(o);
+    if (!ok.ok()) {
+      in_.Fail("stored " + ok.message());
+      return false;
+    }
+    const Ledger::Options& mine = ledger_.options();
+    same_options_ = mine.window == o.window && mine.bucket_width == o.bucket_width &&
+                    mine.report_bucket_width == o.report_bucket_width;
+    return true;
   }
-  return Status::Ok();
-}
+
+  bool ReadPath(uint32_t index) {
+    uint32_t length;
+    std::string path;
+    if (!in_.U32("a path length", &length)) return false;
+    if (length == 0) {
+      in_.Fail("path " + std::to_string(index) + " is empty");
+      return false;
+    }
+    if (!in_.Bytes("a path", length, &path)) return false;
+    if (!seen_paths_.insert(path).second) {
+      in_.Fail("path '" + path + "' appears twice");
+      return false;
+    }
+    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
+      if (!ReadSeries(path, static_cast<Series>(s))) return false;
+    }
+    return true;
+  }
+
+  bool ReadSeries(const std::string& path, Series series) {
+    const Seconds width =
+        series == Series::kAllocated ? stored_.bucket_width : stored_.report_bucket_width;
+    const int64_t bucket_count = stored_.window / width;
+    uint8_t present;
+    if (!in_.U8("a series flag", &present)) return false;
+    if (present > 1) {
+      in_.Fail("series flag is " + std::to_string(present) + ", not 0 or 1");
+      return false;
+    }
+    if (present == 0) return true;
+    int64_t head;
+    uint32_t count;
+    if (!in_.I64("a series head", &head) || !in_.U32("a bucket count", &count)) return false;
+    if (head > Ledger::kTimeLimit / width || head < -Ledger::kTimeLimit / width) {
+      in_.Fail("series head bucket " + std::to_string(head) + " is out of range");
+      return false;
+    }
+    if (count > bucket_count) {
+      in_.Fail("bucket count " + std::to_string(count) + " exceeds the window's " +
+               std::to_string(bucket_count));
+      return false;
+    }
+    Status s;
+    if (same_options_) {
+      // Straight into place: buckets head-C+1 .. head are the last C values.
+      raw_.head = head;
+      raw_.values.assign(bucket_count, 0.0f);
+      if (!in_.Buckets(count, raw_.values.data() + (bucket_count - count))) return false;
+      s = ledger_.ImportSeries(path, series, raw_);
+    } else {
+      newest_.resize(count);
+      if (!in_.Buckets(count, newest_.data())) return false;
+      s = Rebucket(path, series, head, newest_, width, &ledger_);
+    }
+    if (!s.ok()) {
+      in_.Fail(s.message());
+      return false;
+    }
+    return true;
+  }
+
+  bool ReadJobs() {
+    uint32_t job_count;
+    if (!in_.U32("the job count", &job_count)) return false;
+    // Each job takes 12 bytes: refuse a count the payload cannot hold.
+    if (job_count > in_.remaining() / 12) {
+      in_.Fail("job count " + std::to_string(job_count) + " does not fit in the " +
+               std::to_string(in_.remaining()) + " bytes left");
+      return false;
+    }
+    for (uint32_t j = 0; j < job_count; ++j) {
+      uint32_t id;
+      int64_t until;
+      if (!in_.U32("a job id", &id) || !in_.I64("a job cursor", &until)) return false;
+      const size_t before = ledger_.job_count();
+      ledger_.SetChargedUntil(id, until);
+      if (ledger_.job_count() == before) {
+        in_.Fail("job " + std::to_string(id) + " appears twice");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  PayloadReader& in_;
+  Ledger& ledger_;
+  Ledger::Options stored_;
+  bool same_options_ = true;
+  std::unordered_set<std::string> seen_paths_;
+  Ledger::RawSeries raw_;      // reused across series
+  std::vector<float> newest_;  // reused across series
+};
+
+// --- Files -------------------------------------------------------------
 
 std::string Quoted(const std::string& file) { return "ledger file '" + file + "'"; }
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
-Status WriteAll(int fd, const std::string& bytes, const std::string& file) {
+Status WriteAll(int fd, const char* data, size_t size, const std::string& file) {
   size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+  while (done < size) {
+    ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::IOError(Quoted(file) + ": write failed: " + ErrnoText(errno));
@@ -357,12 +477,16 @@ std::string DirectoryOf(const std::string& file) {
 }
 
 // Writes and fsyncs `tmp`; the caller renames it.
-Status WriteTempFile(const std::string& tmp, const std::string& bytes) {
+Status WriteTempFile(const std::string& tmp, const Ledger& ledger) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return Status::IOError(Quoted(tmp) + ": cannot create: " + ErrnoText(errno));
   }
-  Status s = WriteAll(fd, bytes, tmp);
+  ChunkWriter writer([fd, &tmp](const char* data, size_t size) {
+    return WriteAll(fd, data, size, tmp);
+  });
+  Encode(ledger, &writer);
+  Status s = writer.Finish();
   if (s.ok() && ::fsync(fd) != 0) {
     s = Status::IOError(Quoted(tmp) + ": fsync failed: " + ErrnoText(errno));
   }
@@ -393,18 +517,26 @@ Status ReadWholeFile(const std::string& file, std::string* bytes) {
     if (errno == ENOENT) return Status::NotFound(Quoted(file) + ": no such file");
     return Status::IOError(Quoted(file) + ": cannot open: " + ErrnoText(errno));
   }
+  // Read straight into the string, growing it when the file is longer than
+  // fstat said (or is not a regular file).
+  struct stat st;
+  size_t capacity = 1 << 16;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) capacity = st.st_size + 1;
+  bytes->resize(capacity);
+  size_t length = 0;
   Status s;
-  char buffer[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (length == bytes->size()) bytes->resize(bytes->size() * 2);
+    ssize_t n = ::read(fd, &(*bytes)[length], bytes->size() - length);
     if (n < 0) {
       if (errno == EINTR) continue;
       s = Status::IOError(Quoted(file) + ": read failed: " + ErrnoText(errno));
       break;
     }
     if (n == 0) break;
-    bytes->append(buffer, static_cast<size_t>(n));
+    length += static_cast<size_t>(n);
   }
+  bytes->resize(length);
   ::close(fd);
   return s;
 }
@@ -412,41 +544,17 @@ Status ReadWholeFile(const std::string& file, std::string* bytes) {
 }  // namespace
 
 uint32_t Crc32(const void* data, size_t size) {
-  static const std::array<uint32_t, 256> table = MakeCrcTable();
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < size; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  return CrcUpdate(0xFFFFFFFFu, data, size) ^ 0xFFFFFFFFu;
 }
 
 std::string EncodeLedger(const Ledger& ledger) {
-  std::string payload;
-  const Ledger::Options& o = ledger.options();
-  PutI64(&payload, o.window);
-  PutI64(&payload, o.bucket_width);
-  PutI64(&payload, o.report_bucket_width);
-  const std::vector<std::string> paths = ledger.Paths();
-  PutU32(&payload, static_cast<uint32_t>(paths.size()));
-  for (const std::string& path : paths) {
-    PutU32(&payload, static_cast<uint32_t>(path.size()));
-    payload += path;
-    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
-      EncodeSeries(ledger, path, static_cast<Series>(s), &payload);
-    }
-  }
-  auto cursors = ledger.JobCursors();
-  std::sort(cursors.begin(), cursors.end());
-  PutU32(&payload, static_cast<uint32_t>(cursors.size()));
-  for (const auto& cursor : cursors) {
-    PutU32(&payload, cursor.first);
-    PutI64(&payload, cursor.second);
-  }
-
-  std::string file(kMagic, sizeof kMagic);
-  PutU32(&file, kLedgerFileVersion);
-  PutU64(&file, payload.size());
-  file += payload;
-  PutU32(&file, Crc32(file.data(), file.size()));
+  std::string file;
+  ChunkWriter writer([&file](const char* data, size_t size) {
+    file.append(data, size);
+    return Status::Ok();
+  });
+  Encode(ledger, &writer);
+  writer.Finish();
   return file;
 }
 
@@ -464,8 +572,8 @@ Status DecodeLedger(const std::string& bytes, const std::string& name, Ledger* o
     return Status::Corruption(where + ": not a ledger file (bad magic)");
   }
   const uint64_t payload_size = GetU64At(bytes, 12);
-  const uint64_t expected = payload_size > size ? UINT64_MAX
-                                                : kHeaderSize + payload_size + kTrailerSize;
+  const uint64_t expected =
+      payload_size > size ? UINT64_MAX : kHeaderSize + payload_size + kTrailerSize;
   if (expected != size) {
     if (expected > size) {
       return Status::Corruption(where + ": truncated: header promises " +
@@ -491,22 +599,18 @@ Status DecodeLedger(const std::string& bytes, const std::string& name, Ledger* o
                               " (reads 1.." + std::to_string(kLedgerFileVersion) + ")");
   }
 
-  FileContents contents;
-  PayloadReader in(bytes, kHeaderSize, size - kTrailerSize);
-  if (!ReadPayload(&in, &contents)) {
-    return Status::Corruption(where + ": " + in.error());
-  }
+  // Parsed into a fresh ledger that replaces *out only on success.
   Ledger fresh(out->options());
-  Status s = BuildLedger(contents, &fresh);
-  if (!s.ok()) return Status::Corruption(where + ": " + s.message());
+  PayloadReader in(bytes, kHeaderSize, size - kTrailerSize);
+  PayloadParser parser(&in, &fresh);
+  if (!parser.Parse()) return Status::Corruption(where + ": " + in.error());
   *out = std::move(fresh);
   return Status::Ok();
 }
 
 Status SaveLedger(const Ledger& ledger, const std::string& file) {
-  const std::string bytes = EncodeLedger(ledger);
   const std::string tmp = file + ".tmp";
-  Status s = WriteTempFile(tmp, bytes);
+  Status s = WriteTempFile(tmp, ledger);
   if (s.ok() && ::rename(tmp.c_str(), file.c_str()) != 0) {
     s = Status::IOError(Quoted(file) + ": cannot rename '" + tmp + "' over it: " +
                         ErrnoText(errno));

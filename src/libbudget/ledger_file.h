@@ -52,6 +52,10 @@
 // LookbackWindow or the bucket width therefore never throws a week of
 // usage away. Job cursors are kept as they are.
 //
+// Memory: a save streams the file in 1 MB chunks (no copy of the whole
+// file); a load holds the file's bytes and the new ledger at once, next to
+// the old *out, i.e. about twice the ledger's size at its peak.
+//
 // Thread safety: SaveLedger reads the ledger (callers serialise, as for any
 // Ledger access); LoadLedger writes *out only at the end.
 #ifndef SLURM_BUDGET_LIBBUDGET_LEDGER_FILE_H_

@@ -151,6 +151,23 @@ void TestCrc32KnownValues(void**) {
   assert_int_equal(0u, Crc32("", 0));
   // zlib.crc32(b"a") = 0xe8b7be43
   assert_int_equal(0xE8B7BE43u, Crc32("a", 1));
+  // Longer than the 8-byte blocks of the fast path:
+  // zlib.crc32(b"The quick brown fox jumps over the lazy dog") = 0x414fa339
+  assert_int_equal(0x414FA339u, Crc32("The quick brown fox jumps over the lazy dog", 43));
+  // Every length 0..300 and alignment 0..7 agrees with the bit-by-bit
+  // definition of the polynomial.
+  unsigned char data[308];
+  for (size_t i = 0; i < sizeof data; ++i) data[i] = static_cast<unsigned char>(i * 131 + 7);
+  for (size_t offset = 0; offset < 8; ++offset) {
+    for (size_t n = 0; n <= 300; ++n) {
+      uint32_t c = 0xFFFFFFFFu;
+      for (size_t i = 0; i < n; ++i) {
+        c ^= data[offset + i];
+        for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      }
+      assert_int_equal(c ^ 0xFFFFFFFFu, Crc32(data + offset, n));
+    }
+  }
 }
 
 void TestRoundTrip(void**) {
