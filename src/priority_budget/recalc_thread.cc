@@ -256,9 +256,17 @@ void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, 
   pass_ms_sum_ += times.total_ms;
   if (times.total_ms > pass_ms_max_) pass_ms_max_ = times.total_ms;
   ++passes_since_info_;
-  debug("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-        "prioritised, %d priorities changed",
-        passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+  // One line per pass: at debug level, or at info with DebugFlags=Priority
+  // (what the benchmark parses).
+  if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO) {
+    info("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
+         "prioritised, %d priorities changed",
+         passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+  } else {
+    debug("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
+          "prioritised, %d priorities changed",
+          passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+  }
   long every = std::max<long>(1, kInfoEverySeconds / std::max<budget::Seconds>(config_.recalc_interval, 1));
   if (passes_ == 1 || passes_since_info_ >= every) {
     info("priority/budget: pass %ld: last %d passes avg %.3f ms max %.3f ms; this pass %.3f ms (snapshot %.3f, "

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# bench priority_budget: priority/budget on a real local cluster with 20,000
+# pending jobs across 1,000 accounts (a tree of 10 programs x 100 accounts),
+# side by side with priority/multifactor under the same load in the same run.
+#
+#   bench priority_pass_live: <ms> ms      median recompute pass of the plugin
+#                                          (snapshot + charge + order + apply),
+#                                          from its per-pass log lines
+#   bench ctld_cpu_budget: <s> s           slurmctld CPU (utime+stime) over
+#   bench ctld_cpu_multifactor: <s> s      BENCH_PERIOD seconds, each plugin
+#                                          recomputing every 60 s
+#                                          (RecalcInterval=60 vs
+#                                          PriorityCalcPeriod=1)
+#   bench ctld_cpu_ratio: <x> x            budget / multifactor
+#
+# The jobs never run: their begin time is 30 days ahead. They are submitted
+# by a small C program through libslurm's API (one process, one RPC per job:
+# sbatch costs ~0.1 s of process start-up per job). The phases restart
+# slurmctld gracefully, so the same 20,000 job records are loaded in each.
+#
+# Environment: BUILD_DIR (default: the build tree this runs from),
+# BENCH_JOBS (20000), BENCH_ACCOUNTS (1000), BENCH_PERIOD (120),
+# CLUSTER_DIR (default /tmp/slurm-budget-bench-priority). Needs root and the
+# plugins built with --with-slurm-source; otherwise prints why and skips.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+export BUILD_DIR=${BUILD_DIR:-$(cd .. && pwd)}
+JOBS=${BENCH_JOBS:-20000}
+ACCOUNTS=${BENCH_ACCOUNTS:-1000}
+PERIOD=${BENCH_PERIOD:-120}
+WARMUP=20
+export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-bench-priority}
+cluster=$repo/scripts/cluster.sh
+
+say() { printf 'priority_budget_bench: %s\n' "$*" >&2; }
+skip() { echo "bench priority_budget_bench: skipped ($*)"; exit 0; }
+[ -f "$BUILD_DIR/src/priority_budget/.libs/priority_budget.so" ] || skip "priority/budget not built in $BUILD_DIR"
+[ "$(id -u)" = 0 ] || skip "needs root for the local cluster"
+command -v slurmctld >/dev/null || skip "Slurm is not installed"
+
+work=$(mktemp -d /tmp/priority_budget_bench.XXXXXX)
+cleanup() { "$cluster" stop >/dev/null 2>&1; rm -rf "$work"; }
+trap cleanup EXIT
+
+# The tree: 10 programs with shares 1..10, each with 100 accounts, shares 1..100.
+awk -v accounts="$ACCOUNTS" 'BEGIN {
+  programs = 10; per = int((accounts + programs - 1) / programs); n = 0
+  printf "{ \"name\": \"cluster\", \"children\": [\n"
+  for (p = 0; p < programs; p++) {
+    printf "%s  { \"name\": \"prog%d\", \"share\": %d, \"children\": [", (p ? ",\n" : ""), p, p + 1
+    for (a = 0; a < per && n < accounts; a++) {
+      printf "%s\n    { \"name\": \"acct%04d\", \"share\": %d, \"account\": \"acct%04d\" }", (a ? "," : ""), n, a + 1, n
+      n++
+    }
+    printf " ] }"
+  }
+  printf " ] }\n" }' > "$work/tree.json" || skip "cannot write the tree"
+
+cat > "$work/submit.c" <<'C'
+/* Submits N jobs (begin time 30 days ahead, 1 GPU, min-runtime 1 min)
+ * round-robin over accounts acct0000.. : one RPC per job, one process. */
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  int jobs = atoi(argv[1]), accounts = atoi(argv[2]), failed = 0;
+  char *env[] = {"PATH=/usr/bin:/bin", NULL};
+  char *spank_env[] = {"MIN_RUNTIME=1", NULL};
+  char account[32];
+  for (int i = 0; i < jobs; i++) {
+    job_desc_msg_t desc;
+    submit_response_msg_t *resp = NULL;
+    slurm_init_job_desc_msg(&desc);
+    snprintf(account, sizeof account, "acct%04d", i % accounts);
+    desc.account = account;
+    desc.name = "bench";
+    desc.script = "#!/bin/sh\ntrue\n";
+    desc.std_out = "/dev/null";
+    desc.work_dir = "/tmp";
+    desc.environment = env;
+    desc.env_size = 1;
+    desc.spank_job_env = spank_env;
+    desc.spank_job_env_size = 1;
+    desc.user_id = getuid();
+    desc.group_id = getgid();
+    desc.begin_time = time(NULL) + 30 * 86400;
+    desc.tres_per_node = "gres:gpu:1";
+    desc.min_nodes = 1;
+    desc.time_limit = 60;
+    int attempt;
+    for (attempt = 0; attempt < 20; attempt++) {
+      if (slurm_submit_batch_job(&desc, &resp) == SLURM_SUCCESS) break;
+      usleep(250000);
+    }
+    if (attempt == 20) failed++;
+    if (resp) slurm_free_submit_response_response_msg(resp);
+  }
+  printf("%d\n", jobs - failed);
+  return failed ? 1 : 0;
+}
+C
+cc -O2 -o "$work/submit" "$work/submit.c" -lslurm || skip "cannot build the submitter (libslurm-dev missing?)"
+
+export PRIORITY_TYPE=priority/budget BUDGET_TREE_JSON=$work/tree.json
+export BUDGET_CONF="BudgetTree=$CLUSTER_DIR/etc/budget-tree.json
+RecalcInterval=5
+UnknownAccount=reject"
+# Weights so that multifactor computes every factor; DebugFlags=Priority
+# makes priority/budget log each pass at info level (it is removed for the
+# multifactor phase, whose per-job PRIO logging would inflate its CPU).
+export SLURM_CONF_EXTRA="MaxJobCount=100000
+PriorityCalcPeriod=1
+PriorityWeightAge=1000
+PriorityWeightFairshare=1000
+PriorityWeightJobSize=1000
+PriorityWeightPartition=1000
+PriorityWeightQOS=1000
+DebugFlags=Priority"
+"$cluster" start -n 1 -g 8 >/dev/null || skip "the local cluster did not start"
+export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
+conf=$SLURM_CONF
+log=$CLUSTER_DIR/log/slurmctld.log
+
+say "submitting $JOBS jobs over $ACCOUNTS accounts"
+t0=$SECONDS
+"$work/submit" "$JOBS" "$ACCOUNTS" >/dev/null || say "some submissions failed"
+pending=$(squeue -h -t PD -o %i | wc -l)
+say "$pending jobs pending after $((SECONDS - t0)) s"
+[ "$pending" -ge "$JOBS" ] || { echo "bench priority_budget_bench: only $pending of $JOBS jobs pending" >&2; exit 1; }
+
+ctld_pid() { cat "$CLUSTER_DIR/run/slurmctld.mypid"; }
+cpu_seconds() { awk -v tck="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / tck }' "/proc/$(ctld_pid)/stat"; }
+# measure: slurmctld CPU seconds over PERIOD, after WARMUP.
+measure() {
+  sleep "$WARMUP"
+  local start end
+  start=$(cpu_seconds)
+  sleep "$PERIOD"
+  end=$(cpu_seconds)
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'
+}
+set_recalc() { sed -i "s/^RecalcInterval=.*/RecalcInterval=$1/" "$CLUSTER_DIR/etc/budget.conf"; }
+
+# Phase 1: pass time, priority/budget recomputing every 5 s.
+mark=$(wc -l < "$log")
+"$cluster" restart-ctld >/dev/null || exit 1
+sleep $((WARMUP + 30))
+pass_ms=$(tail -n +"$mark" "$log" |
+  sed -n 's/.*priority\/budget: pass [0-9]*: \([0-9.]*\) ms (.*), \([0-9]*\) jobs,.*/\1 \2/p' |
+  awk -v jobs="$JOBS" '$2 >= jobs { print $1 }' | sort -n |
+  awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
+[ -n "$pass_ms" ] || { echo "bench priority_budget_bench: no pass with $JOBS jobs in $log" >&2; exit 1; }
+echo "bench priority_pass_live: $pass_ms ms"
+
+# Phase 2: controller CPU, priority/budget recomputing every 60 s.
+set_recalc 60
+sed -i '/^DebugFlags=Priority$/d' "$conf"
+"$cluster" restart-ctld >/dev/null || exit 1
+cpu_budget=$(measure)
+echo "bench ctld_cpu_budget: $cpu_budget s"
+
+# Phase 3: the same jobs under priority/multifactor (PriorityCalcPeriod=1 min).
+sed -i 's|^PriorityType=.*|PriorityType=priority/multifactor|' "$conf"
+"$cluster" restart-ctld >/dev/null || exit 1
+cpu_multifactor=$(measure)
+echo "bench ctld_cpu_multifactor: $cpu_multifactor s"
+awk -v a="$cpu_budget" -v b="$cpu_multifactor" 'BEGIN { printf "bench ctld_cpu_ratio: %.2f x\n", (b > 0 ? a / b : 0) }'
