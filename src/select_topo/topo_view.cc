@@ -71,7 +71,11 @@ NodeView BuildNodeView() {
   std::vector<Entry> entries;
   node_record_t* node_ptr;
   for (int i = 0; (node_ptr = next_node(&i)); ++i) {
-    Entry e{node_ptr->weight, i, budget::NodeState{}, node_ptr->name ? node_ptr->name : ""};
+    // `scontrol update node Weight=` changes the node's config record, which
+    // is what Slurm's own node ordering reads; node_ptr->weight keeps the
+    // slurm.conf value.
+    uint32_t weight = node_ptr->config_ptr ? node_ptr->config_ptr->weight : node_ptr->weight;
+    Entry e{weight, i, budget::NodeState{}, node_ptr->name ? node_ptr->name : ""};
     if (!NodeGpus(node_ptr, &e.state.total_gpus, &e.state.free_gpus)) continue;
     e.state.usable = NodeUsable(node_ptr);
     e.state.group = LeafSwitchOf(i);

@@ -37,6 +37,9 @@ start_cluster() {
 node_of() { job_field "$1" NodeList; }
 node_is() { [ "$(node_of "$1")" = "$2" ] || { echo "job $1 on '$(node_of "$1")', want $2"; return 1; }; }
 running() { wait_state "$1" RUNNING "${2:-15}"; }
+# runs_on JOB NODE / runs_not_on JOB NODE: JOB starts within 10 s, on / not on NODE.
+runs_on() { running "$1" 10 && node_is "$1" "$2"; }
+runs_not_on() { running "$1" 10 && ! node_is "$1" "$2" >/dev/null; }
 # runs_beside JOB OTHER: JOB runs, on the node OTHER runs on.
 runs_beside() { running "$1" && node_is "$1" "$(node_of "$2")"; }
 # free_gpus: "n1=7 n2=0 ..." from sinfo (total minus used), for printing.
@@ -107,6 +110,22 @@ id=$(submit --gres=gpu:3 -o "$out" --wrap 'echo "CVD=$CUDA_VISIBLE_DEVICES"') ||
 check "a 3-GPU job completes" wait_state "$id" COMPLETED 30
 check "GPU binding: the job sees 3 GPUs in CUDA_VISIBLE_DEVICES" grep -qx 'CVD=0,1,2' "$out"
 check "sinfo shows 3 nodes with gpu:8" poll 10 bash -c '[ "$(sinfo -h -N -p gpu -o "%N %G" | grep -c "gpu:8")" -eq 3 ]'
+
+# Fallback: the best fit by GPUs (n1, 2 free) has no free CPU; cons_tres
+# refuses it there and the core's next choice is taken, at once.
+f=$(submit -w n1 --gres=gpu:6 -c 16 -t 10 --wrap 'sleep 600') || fail_now "sbatch f"
+check "a job takes 6 GPUs and all 16 CPUs of n1" running "$f"
+g=$(submit --gres=gpu:2 -c 1 -t 10 --wrap 'sleep 600') || fail_now "sbatch g"
+check "fallback: a 2-GPU job whose best fit (n1) has no CPU left starts elsewhere at once" runs_not_on "$g" n1
+scancel "$f" "$g"
+poll 30 bash -c '[ -z "$(squeue -h)" ]' >/dev/null
+# Among equal fits (all nodes empty) Slurm's node order decides: Weight.
+scontrol update nodename=n[1-2] weight=10
+h=$(submit --gres=gpu:2 -t 10 --wrap 'sleep 600') || fail_now "sbatch h"
+check "among equal fits the node with the lowest Weight (n3) wins" runs_on "$h" n3
+scancel "$h"
+poll 30 bash -c '[ -z "$(squeue -h)" ]' >/dev/null
+scontrol update nodename=n[1-3] weight=1
 
 low=$(submit -p gpu -N 3 --gres=gpu:8 -t 10 --wrap 'sleep 600') || fail_now "sbatch the low job"
 check "a low-priority job takes the whole cluster" running "$low"
