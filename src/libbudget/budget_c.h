@@ -51,7 +51,8 @@ void budget_free(void* ptr);
 /* Parses a JSON tree document of `len` bytes; `source_name` (a file name or
  * URL) prefixes every message. Returns NULL on error, with *errptr holding
  * one line per error ('\n'-separated). If warnings is non-NULL, *warnings is
- * set to the malloc()ed warning lines (unknown keys), or NULL if none. */
+ * set to the malloc()ed warning lines (unknown keys), or NULL if none; this
+ * happens on failure too, so free it either way. */
 budget_tree_t* budget_tree_parse(const char* data, size_t len, const char* source_name,
                                  char** warnings, char** errptr);
 /* The same, reading the file `filename`. */

@@ -81,11 +81,14 @@ class AllocationTree {
   // An empty tree: size() == 0, every lookup answers kNoNode.
   AllocationTree();
 
-  // Parses and validates `json`. On success replaces *out and appends one
-  // line per warning (unknown key) to *warnings (may be null). On failure
-  // leaves *out untouched and returns InvalidArgument whose message holds one
-  // line per error, '\n'-separated, at most kMaxReportedErrors of them:
+  // Parses and validates `json`. On success replaces *out. On failure leaves
+  // *out untouched and returns InvalidArgument whose message holds one line
+  // per error, '\n'-separated, at most kMaxReportedErrors of them (then a
+  // line counting the rest):
   //   "<source_name>: $.children[0].share: must be a number >= 0, got -1"
+  // Either way, appends one line per warning (an unknown key, a share on the
+  // root) to *warnings, if non-null:
+  //   "<source_name>: $.children[0].colour: unknown key, ignored"
   // REQUIRES: out != nullptr.
   static Status Parse(std::string_view json, const std::string& source_name,
                       AllocationTree* out, std::vector<std::string>* warnings);
