@@ -4,6 +4,7 @@
 // assertion.
 #include "libbudget/test_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -280,8 +281,19 @@ uint32_t NextRandom(uint64_t* state) {
 
 // Sorting by JobBefore gives non-increasing priorities, strictly decreasing
 // whenever (allocated, node) changes: the encoding reproduces the order.
+// Also: SortJobs (bucketed by node) agrees with a plain comparison sort.
 void CheckPriorityPreservesOrder(const FairShareOrder& order, std::vector<PendingJob> jobs) {
+  std::vector<PendingJob> reference = jobs;
+  std::sort(reference.begin(), reference.end(),
+            [&](const PendingJob& a, const PendingJob& b) { return order.JobBefore(a, b); });
   order.SortJobs(&jobs);
+  assert_int_equal(jobs.size(), reference.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].job_id != reference[i].job_id) {
+      fail_msg("position %zu: SortJobs gives job %u, a comparison sort %u", i, jobs[i].job_id,
+               reference[i].job_id);
+    }
+  }
   for (size_t i = 1; i < jobs.size(); ++i) {
     const uint32_t before = order.Priority(jobs[i - 1]);
     const uint32_t after = order.Priority(jobs[i]);
