@@ -9,8 +9,11 @@
 #   2. what cons_tres did still works under the wrapper: CUDA_VISIBLE_DEVICES,
 #      preemption (partition priority), sinfo/squeue/scontrol, a slurmctld
 #      restart with running jobs.
-#   3. hero job: a whole-cluster job starts within a bounded time while a
-#      stream of small protected jobs keeps arriving (HeroWait=0:10).
+#   3. topology: multi-node jobs take whole nodes from the fewest switches
+#      of topology.conf; equal best fits go to the fuller switch.
+#   4. hero job: a whole-cluster job starts within a bounded time while a
+#      stream of small protected jobs keeps arriving (HeroWait=0:10); the
+#      same under stock cons_tres is printed beside it.
 . "$(dirname "$0")/lib.sh"
 
 BASE_DIR=$CLUSTER_DIR
@@ -165,7 +168,36 @@ echo "sequence under select/topo:      $topo_out (state file: $topo_frag)"
 echo "sequence under select/cons_tres: $stock_out"
 check "under stock cons_tres C went elsewhere (the two choices differ)" bash -c "! grep -q 'C=n2 ' <<<'$stock_out'"
 
-# --- 3. hero job -----------------------------------------------------------------
+# --- 3. topology groups (switches of topology.conf) ---------------------------------
+use_cluster topology
+unset SCHEDULER_TYPE BUDGET_CONF
+export SLURM_CONF_EXTRA=''
+start_cluster select/topo -n 4
+# cluster.sh writes no topology.conf: add one and restart slurmctld on it.
+printf 'SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\nSwitchName=top Switches=s[1-2]\n' \
+  > "$CLUSTER_DIR/etc/topology.conf"
+echo 'TopologyPlugin=topology/tree' >> "$SLURM_CONF"
+"$CLUSTER" restart-ctld >/dev/null 2>&1 || fail_now "slurmctld restarts with topology.conf"
+check "slurmctld sees the two switches" contains "SwitchName=s2 Level=0" "$(scontrol show topology)"
+t1=$(submit -w n2 --gres=gpu:1 -t 10 --wrap 'sleep 600') || fail_now "sbatch t1"
+check "a 1-GPU job runs on n2 (switch s1)" runs_on "$t1" n2
+# Whole free nodes: n1 (s1), n3 and n4 (s2). Two nodes from one switch: s2.
+t2=$(submit -N 2 --gres=gpu:8 -t 10 --wrap 'sleep 600') || fail_now "sbatch t2"
+check "a 2-node job takes whole nodes from one switch (n[3-4]), not n1 + n3" runs_on "$t2" 'n[3-4]'
+scancel "$t1" "$t2"
+poll 30 bash -c '[ -z "$(squeue -h)" ]' >/dev/null
+# n1 and n3 have 6 free GPUs each; s1 has 6 + 8 free, s2 6 + 0: the tie goes
+# to the fuller switch, s2, so n3 (not the lower-indexed n1).
+for spec in "n1 2" "n3 2" "n4 8"; do
+  set -- $spec
+  id=$(submit -w "$1" --gres=gpu:"$2" -t 10 --wrap 'sleep 600') || fail_now "sbatch on $1"
+  running "$id" >/dev/null
+done
+t3=$(submit --gres=gpu:2 -t 10 --wrap 'sleep 600') || fail_now "sbatch t3"
+check "equal best fits (n1, n3 with 6 free) go to the fuller switch: n3" runs_on "$t3" n3
+cluster_stop
+
+# --- 4. hero job -----------------------------------------------------------------
 export SCHEDULER_TYPE=sched/backfill
 export SLURM_CONF_EXTRA='SchedulerParameters=bf_interval=1'
 export BUDGET_CONF='HeroWait=0:10
