@@ -1,7 +1,7 @@
 #include "libbudget/hero_plan.h"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 #include <tuple>
 
 namespace budget {
@@ -52,7 +52,8 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
   }
   if (hero_wait < 0) return Status::InvalidArgument("HeroWait: negative (" + std::to_string(hero_wait) + " s)");
 
-  std::map<int32_t, NodeRelease> release;
+  std::unordered_map<int32_t, NodeRelease> release;
+  release.reserve(nodes.size());
   for (const NodeState& n : nodes) release[n.index] = NodeRelease{now, 0, n.index};
   for (const RunningJob& job : running) {
     for (int32_t index : job.nodes) {

@@ -150,8 +150,10 @@ std::vector<budget::QueuedJob> QueuedJobs(List jobs, time_t now, std::vector<job
   while (job_record_t* job_ptr = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job_ptr) || job_ptr->priority == 0 || !job_ptr->details) continue;
     if (job_ptr->details->begin_time > now) continue;
-    if (job_ptr->state_reason == WAIT_DEPENDENCY || job_ptr->state_reason == WAIT_HELD ||
-        job_ptr->state_reason == WAIT_HELD_USER) {
+    // Only jobs waiting for nodes: one held back by a limit, a dependency
+    // or a hold would keep held nodes idle without ever starting on them.
+    if (job_ptr->state_reason != WAIT_NO_REASON && job_ptr->state_reason != WAIT_PRIORITY &&
+        job_ptr->state_reason != WAIT_RESOURCES) {
       continue;
     }
     queue.push_back(budget::QueuedJob{job_ptr->job_id, job_ptr->priority,

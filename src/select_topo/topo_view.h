@@ -49,8 +49,9 @@ budget::StartingJob StartingJobOf(const job_record_t* job_ptr, budget::Seconds d
 // it); nullptr outside slurmctld.
 List SlurmctldJobList();
 
-// Pending jobs that could start now (not held, no unmet dependency, begin
-// time passed); records[i] is the record of the i-th job.
+// Pending jobs that wait only for nodes (reason None, Priority or
+// Resources: not held, no unmet dependency, no limit reached) and whose
+// begin time has passed; records[i] is the record of the i-th job.
 std::vector<budget::QueuedJob> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records);
 
 // Running and suspended jobs on GPU nodes, for the hero plan.
