@@ -90,8 +90,10 @@ PreemptMode=CANCEL
 PartitionName=urgent Nodes=ALL PriorityTier=10 State=UP'
 start_cluster select/topo -n 3
 check "select/topo is the select plugin" grep -Eq '^SelectType *= select/topo' <<<"$(scontrol show config)"
-check "select/topo loaded cons_tres and logged only in slurmctld" \
+check "select/topo loaded cons_tres (slurmctld log)" \
   grep -q 'select/topo: packing GPUs over select/cons_tres' "$CLUSTER_DIR/log/slurmctld.log"
+check "the slurmds load it too but log nothing of it" \
+  bash -c "! cat $CLUSTER_DIR/log/slurmd.n*.log | grep -q 'select/topo:'"
 
 topo_out=$(run_sequence)
 topo_jobs=$(cat "$CLUSTER_DIR/sequence.jobs")
@@ -153,10 +155,12 @@ r2=$(submit --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch r2"
 check "after the restart a new 4-GPU job starts" running "$r2"
 r3=$(submit --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch r3"
 check "the next 4-GPU job packs beside it" runs_beside "$r3" "$r2"
+check "scontrol reconfigure works with select/topo" scontrol reconfigure
 w=$(submit --gres=gpu:8 -t 10 --wrap 'sleep 600') || fail_now "sbatch w"
-check "and a whole-node job still starts" running "$w"
+check "after it a whole-node job still starts on the last whole node" running "$w"
 check "no node has more than 8 GPUs in use" bash -c "! sinfo -h -N -p gpu -O GresUsed:40 | grep -Eq 'gpu:(9|[1-9][0-9])'"
 scancel $urgent $r1 $r2 $r3 $w 2>/dev/null
+squeue -h -o %i | xargs -r scancel
 cluster_stop
 
 use_cluster cons_tres
