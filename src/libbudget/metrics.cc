@@ -53,6 +53,32 @@ Status CheckInputs(const Ledger& ledger, const ServiceQuery& query,
 
 }  // namespace
 
+ServiceReport ServiceFromHourlySums(TimePoint start, Seconds hour,
+                                    const std::vector<double>& demand,
+                                    const std::vector<double>& delivered, double entitlement,
+                                    double capacity_gpus) {
+  const size_t hours = std::min(demand.size(), delivered.size());
+  ServiceReport report;
+  report.hour = hour;
+  report.hours.resize(hours);
+  const double entitled_per_hour = entitlement * capacity_gpus * static_cast<double>(hour);
+  double owed_and_delivered = 0.0;
+  for (size_t i = 0; i < hours; ++i) {
+    HourlyService& h = report.hours[i];
+    h.start = start + static_cast<TimePoint>(i) * hour;
+    h.demand_gpu_seconds = demand[i];
+    h.owed_gpu_seconds = std::min(entitled_per_hour, demand[i]);
+    h.delivered_gpu_seconds = delivered[i];
+    report.owed_gpu_seconds += h.owed_gpu_seconds;
+    report.delivered_gpu_seconds += h.delivered_gpu_seconds;
+    owed_and_delivered += std::min(h.owed_gpu_seconds, h.delivered_gpu_seconds);
+  }
+  report.delivered_over_owed =
+      RatioOrOne(report.delivered_gpu_seconds, report.owed_gpu_seconds);
+  report.owed_delivered_fraction = RatioOrOne(owed_and_delivered, report.owed_gpu_seconds);
+  return report;
+}
+
 Status MeasureService(const Ledger& ledger, const ServiceQuery& query,
                       double capacity_gpus, TimePoint from, TimePoint to,
                       ServiceReport* out) {
@@ -73,26 +99,8 @@ Status MeasureService(const Ledger& ledger, const ServiceQuery& query,
             &delivered);
   }
 
-  ServiceReport report;
-  report.hour = hour;
-  report.hours.resize(hours);
-  const double entitled_per_hour =
-      query.entitlement * capacity_gpus * static_cast<double>(hour);
-  double owed_and_delivered = 0.0;
-  for (size_t i = 0; i < hours; ++i) {
-    HourlyService& h = report.hours[i];
-    h.start = shape.start + static_cast<TimePoint>(i) * hour;
-    h.demand_gpu_seconds = demand[i];
-    h.owed_gpu_seconds = std::min(entitled_per_hour, demand[i]);
-    h.delivered_gpu_seconds = delivered[i];
-    report.owed_gpu_seconds += h.owed_gpu_seconds;
-    report.delivered_gpu_seconds += h.delivered_gpu_seconds;
-    owed_and_delivered += std::min(h.owed_gpu_seconds, h.delivered_gpu_seconds);
-  }
-  report.delivered_over_owed =
-      RatioOrOne(report.delivered_gpu_seconds, report.owed_gpu_seconds);
-  report.owed_delivered_fraction = RatioOrOne(owed_and_delivered, report.owed_gpu_seconds);
-  *out = std::move(report);
+  *out = ServiceFromHourlySums(shape.start, hour, demand, delivered, query.entitlement,
+                               capacity_gpus);
   return Status::Ok();
 }
 

@@ -80,6 +80,17 @@ Status MeasureService(const Ledger& ledger, const ServiceQuery& query,
                       double capacity_gpus, TimePoint from, TimePoint to,
                       ServiceReport* out);
 
+// The same measure from hourly sums the caller already holds (e.g. every
+// node of a tree, its subtree's demand and delivery summed in one reverse
+// scan, as the report snapshot does): hour i starts at start + i x hour;
+// demand[i] and delivered[i] are GPU-seconds. MeasureService is this over
+// the ledger's series. Only the first min(demand.size(), delivered.size())
+// hours count. REQUIRES: hour > 0.
+ServiceReport ServiceFromHourlySums(TimePoint start, Seconds hour,
+                                    const std::vector<double>& demand,
+                                    const std::vector<double>& delivered, double entitlement,
+                                    double capacity_gpus);
+
 // Measures each path alone against its own entitlement (path ->
 // entitlement), e.g. every leaf of the tree. Stops at the first error,
 // which names the path; *out is then unchanged.

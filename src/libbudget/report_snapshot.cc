@@ -596,35 +596,48 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
   const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
   const TimePoint first = FirstSlotStart(now, window, width);
   const TimePoint end = first + static_cast<TimePoint>(slots) * width;
-  // Only charged paths matter; listing the others would only cost time.
-  std::vector<uint8_t> charged(tree.size());
+  // Each node's own hourly demand and delivery (one ledger read per charged
+  // path), then subtrees summed in one reverse scan (a child's id is above
+  // its parent's: tree.h), then metrics.h caps each node's summed demand at
+  // its entitlement. O(nodes x hours), not O(nodes x depth x buckets).
+  std::vector<std::vector<double>> demand(tree.size(), std::vector<double>(slots, 0.0));
+  std::vector<std::vector<double>> delivered(tree.size(), std::vector<double>(slots, 0.0));
   for (size_t id = 0; id < tree.size(); ++id) {
-    charged[id] = ledger.HasPath(tree.node(static_cast<NodeId>(id)).path) ? 1 : 0;
+    const std::string& path = tree.node(static_cast<NodeId>(id)).path;
+    if (!ledger.HasPath(path)) continue;
+    const struct {
+      Ledger::Series series;
+      std::vector<double>* into;
+    } wanted[] = {{Ledger::Series::kDemand, &demand[id]},
+                  {Ledger::Series::kAllocated, &delivered[id]}};
+    for (const auto& w : wanted) {
+      Ledger::History h = ledger.SeriesHistory(path, w.series, first, end, width);
+      for (size_t i = 0; i < h.gpu_seconds.size(); ++i) {
+        int64_t slot = (h.start - first) / width + static_cast<int64_t>(i);
+        if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += h.gpu_seconds[i];
+      }
+    }
+  }
+  for (size_t id = tree.size(); id-- > 1;) {
+    const NodeId parent = tree.node(static_cast<NodeId>(id)).parent;
+    for (size_t k = 0; k < slots; ++k) {
+      demand[parent][k] += demand[id][k];
+      delivered[parent][k] += delivered[id][k];
+    }
   }
   for (size_t id = 0; id < tree.size(); ++id) {
     const TreeNode& node = tree.node(static_cast<NodeId>(id));
+    ServiceReport report = ServiceFromHourlySums(first, width, demand[id], delivered[id],
+                                                 node.entitlement, capacity_gpus);
     SnapshotHistory& h = out[id];
     h.path = node.path;
     h.start = first;
     h.width = width;
-    h.delivered.assign(slots, 0.0);
-    h.owed.assign(slots, 0.0);
-    // The subtree is the id range [id, id + subtree_size) (tree.h).
-    ServiceQuery query;
-    query.entitlement = node.entitlement;
-    for (size_t j = id; j < id + static_cast<size_t>(node.subtree_size); ++j) {
-      if (charged[j]) query.paths.push_back(tree.node(static_cast<NodeId>(j)).path);
-    }
-    ServiceReport report;
-    if (query.paths.empty() ||
-        !MeasureService(ledger, query, capacity_gpus, first, end, &report).ok()) {
-      continue;  // nothing charged (or an input MeasureService refuses): zeros
-    }
-    for (const HourlyService& hour : report.hours) {
-      int64_t slot = (hour.start - first) / width;
-      if (slot < 0 || static_cast<size_t>(slot) >= slots) continue;
-      h.delivered[slot] = hour.delivered_gpu_seconds;
-      h.owed[slot] = hour.owed_gpu_seconds;
+    h.delivered.resize(slots);
+    h.owed.resize(slots);
+    for (size_t k = 0; k < slots && k < report.hours.size(); ++k) {
+      h.delivered[k] = report.hours[k].delivered_gpu_seconds;
+      h.owed[k] = report.hours[k].owed_gpu_seconds;
     }
   }
   return out;
@@ -632,7 +645,7 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
 
 Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
                           const std::vector<NodeActivity>& activity, TimePoint now,
-                          Ledger* ledger, ReportSnapshot* snapshot) {
+                          Ledger* ledger, ReportSnapshot* snapshot, int history_max_depth) {
   if (order.size() != tree.size()) {
     return Status::InvalidArgument("BuildSnapshotNodes: the order covers " +
                                    std::to_string(order.size()) + " nodes, the tree " +
@@ -680,6 +693,14 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     parent.pending_gpus += nodes[i].pending_gpus;
   }
   snapshot->nodes = std::move(nodes);
+  if (history_max_depth >= 0) {
+    snapshot->history.clear();
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      if (tree.node(static_cast<NodeId>(i)).depth <= history_max_depth) {
+        snapshot->history.push_back(std::move(metrics[i]));
+      }
+    }
+  }
   return Status::Ok();
 }
 

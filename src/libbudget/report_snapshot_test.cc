@@ -476,6 +476,13 @@ void TestHistoryIsHourlyDeliveredAgainstOwed(void**) {
   assert_string_equal(f.snapshot.history[2].path.c_str(), "b");
   // b hour 1: min(10800, 14400) = 10800.
   assert_float_equal(f.snapshot.history[2].owed[1], 10800, 1e-9);
+  // The same series from BuildSnapshotNodes's own reads, replacing the old.
+  f.snapshot.history.resize(7);
+  assert_true(budget::BuildSnapshotNodes(f.tree, f.order, {}, kNow, &f.ledger, &f.snapshot, 0).ok());
+  assert_int_equal(f.snapshot.history.size(), 1);
+  // Root hour 1: min(36000, 14400) = 14400 owed, 3600 delivered.
+  assert_float_equal(f.snapshot.history[0].owed[1], 14400, 1e-9);
+  assert_float_equal(f.snapshot.history[0].delivered[1], 3600, 1e-9);
 }
 
 void TestJobsGetPriorityAndQueuePositionFromTheOrder(void**) {
