@@ -109,10 +109,11 @@ class Ledger {
   static Status CheckOptions(const Options& options);
 
   // Options that fail CheckOptions are replaced by usable ones (a window or
-  // bucket_width <= 0 becomes the default, the window is rounded up to a multiple of
-  // bucket_width, a report width that does not fit becomes bucket_width);
-  // options() returns what is in effect. Callers that take options from a
-  // config file should call CheckOptions first and refuse bad ones.
+  // bucket_width <= 0 becomes the default, the window is rounded up to a
+  // multiple of bucket_width, a report width that does not fit becomes
+  // bucket_width); options() returns what is in effect. Callers that take
+  // options from a config file should call CheckOptions first and refuse
+  // bad ones.
   explicit Ledger(Options options);
   Ledger(Ledger&&) noexcept;
   Ledger& operator=(Ledger&&) noexcept;
