@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
     TimelineOptions to;
     to.nodes = engine.nodes;
     to.gpus_per_node = engine.gpus_per_node;
+    to.origin = results[0].start;
     to.from = results[0].start + o.svg_start;
     to.to = o.svg_length > 0 ? to.from + o.svg_length : results[0].end;
     for (const PolicyResult& r : results) to.to = o.svg_length > 0 ? to.to : std::max(to.to, r.end);

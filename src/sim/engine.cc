@@ -362,7 +362,9 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
     events_.push(Event{preemptible, job, j.serial, Event::kProtectionEnd});
   if (opt_.record_timeline) {
     open_segment_[job] = out_->timeline.size();
-    out_->timeline.push_back(Segment{job, now, now, std::max(now, preemptible), false, allocation});
+    // A policy that never preempts never makes a run preemptible.
+    TimePoint from = policy_->preempts() ? std::max(now, preemptible) : kNever;
+    out_->timeline.push_back(Segment{job, now, now, from, false, allocation});
   }
   if (opt_.record_decisions) {
     Decision d;

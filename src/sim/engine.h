@@ -71,7 +71,8 @@ struct EngineOptions {
 struct Segment {
   uint32_t job = 0;  // index in the workload
   TimePoint start = 0, end = 0;
-  TimePoint preemptible_from = 0;  // >= start; may be past end
+  TimePoint preemptible_from = 0;  // >= start; may be past end (never, for
+                                   // policies that do not preempt)
   bool preempted = false;          // the run ended by a preemption
   Allocation allocation;
 };

@@ -1,12 +1,14 @@
 #include "sim/progress.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace budget {
 namespace sim {
 
 ProgressBar::ProgressBar(std::string label, bool enabled)
-    : label_(std::move(label)), enabled_(enabled), start_(std::chrono::steady_clock::now()),
+    : label_(std::move(label)), enabled_(enabled && isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
 ProgressBar::~ProgressBar() { Done(); }

@@ -1,6 +1,7 @@
 // ProgressBar: a one-line bar on stderr for runs longer than a second; it
-// stays silent for short runs and when stderr is not a terminal unless
-// forced. Reads the wall clock (this is a tool, not the core).
+// stays silent for short runs and when stderr is not a terminal (logs and
+// pipes get no carriage returns). Reads the wall clock (this is a tool, not
+// the core).
 #ifndef SLURM_BUDGET_SIM_PROGRESS_H_
 #define SLURM_BUDGET_SIM_PROGRESS_H_
 

@@ -55,9 +55,11 @@ void RunMetrics::AdvanceTo(TimePoint now, uint64_t busy, uint64_t unallocated, d
   TimePoint t = std::min(std::max(now, start_), end_);
   if (t <= last_) return;
   double dt = double(t - last_);
+  double free = double(capacity_ - std::min<uint64_t>(capacity_, busy));
   busy_seconds_ += double(busy) * dt;
   unallocated_seconds_ += double(unallocated) * dt;
-  fragmentation_seconds_ += frag * dt;
+  free_seconds_ += free * dt;
+  stranded_seconds_ += frag * free * dt;
   last_ = t;
 }
 
@@ -83,7 +85,8 @@ void RunMetrics::RecordWait(uint32_t job, Seconds wait) {
   const TraceJob& t = workload_.jobs[job];
   double w = double(wait);
   waits_all_.push_back(w);
-  if (t.min_runtime <= thresholds_.debug_max_min_runtime && t.gpus <= thresholds_.debug_max_gpus)
+  if (t.min_runtime > 0 && t.min_runtime <= thresholds_.debug_max_min_runtime &&
+      t.gpus <= thresholds_.debug_max_gpus)
     waits_debug_.push_back(w);
   if (t.gpus >= thresholds_.hero_min_gpus) waits_hero_.push_back(w);
 }
@@ -99,7 +102,7 @@ void RunMetrics::Finish(PolicyResult* out) {
   out->capacity = capacity_;
   out->occupancy = period > 0 ? busy_seconds_ / (double(capacity_) * period) : 0;
   out->unallocated_share = busy_seconds_ > 0 ? unallocated_seconds_ / busy_seconds_ : 0;
-  out->fragmentation = period > 0 ? fragmentation_seconds_ / period : 0;
+  out->fragmentation = free_seconds_ > 0 ? stranded_seconds_ / free_seconds_ : 0;
   out->preemptions = preemptions_;
   out->wait_all = ComputeWaitStats(&waits_all_);
   out->wait_debug = ComputeWaitStats(&waits_debug_);

@@ -5,7 +5,11 @@
 //                      (RunningJob::allocated() false: free work under
 //                      budget, preemptible runs under priority) / busy
 //   preemptions        runs ended by a preemption
-//   fragmentation      time average of the core's Fragmentation()
+//   fragmentation      the core's Fragmentation() averaged over time,
+//                      weighted by the free GPUs at each instant: the share
+//                      of idle GPU-time stranded on partially free nodes
+//                      (an unweighted average would count a cluster with
+//                      one stranded GPU as 100% fragmented)
 //   wait               submit -> first start, per class; a job still waiting
 //                      at the end counts with its wait so far (a lower
 //                      bound), so that starvation is not hidden
@@ -15,8 +19,11 @@
 //                      waiting jobs. delivered counts every GPU-second the
 //                      team's jobs ran, funded or free, so that policies
 //                      compare on the same footing.
-// Classes: debug = min_runtime <= debug_max_min_runtime and gpus <=
-// debug_max_gpus; hero = gpus >= hero_min_gpus.
+// Classes (by the trace's contract): debug = allocated work (min_runtime >
+// 0) with min_runtime <= debug_max_min_runtime and gpus <= debug_max_gpus;
+// unallocated work (min_runtime 0) is free filler, not debugging, and would
+// otherwise count as "debug" whatever its size in time. hero = gpus >=
+// hero_min_gpus.
 //
 // The team figures come from a private Ledger whose window spans the whole
 // run in 1-hour buckets (the policy's own ledger forgets after
@@ -117,7 +124,7 @@ class RunMetrics {
   ClassThresholds thresholds_;
   std::unique_ptr<Ledger> ledger_;
   TimePoint last_ = 0;
-  double busy_seconds_ = 0, unallocated_seconds_ = 0, fragmentation_seconds_ = 0;
+  double busy_seconds_ = 0, unallocated_seconds_ = 0, free_seconds_ = 0, stranded_seconds_ = 0;
   uint64_t preemptions_ = 0;
   std::vector<double> delivered_rate_, demand_rate_;
   std::vector<TimePoint> delivered_since_, demand_since_;

@@ -70,7 +70,8 @@ void DrawDetail(const std::vector<Segment>& runs, const Workload& w,
 void DrawSummary(const std::vector<Segment>& runs, const Workload& w,
                  const std::vector<std::string>& colors, const Frame& fr, uint32_t gpn,
                  size_t gpus, const TimelineOptions& o, std::string* out) {
-  size_t per_row = (gpus + o.summary_rows - 1) / o.summary_rows;
+  // At least a node per row: a GPU's own row changes team too often to read.
+  size_t per_row = std::max<size_t>(gpn, (gpus + o.summary_rows - 1) / o.summary_rows);
   size_t rows = (gpus + per_row - 1) / per_row, cols = o.summary_columns;
   size_t teams = w.accounts.size();
   double slice = double(fr.to - fr.from) / double(cols);
@@ -99,35 +100,60 @@ void DrawSummary(const std::vector<Segment>& runs, const Workload& w,
       }
     });
   }
+  // Cells are drawn as horizontal runs of equal colour, opacity (in quarters)
+  // and hatching, which keeps a month of 1,024 GPUs to a few hundred KB.
   double cw = fr.width / double(cols), rh = fr.height / double(rows);
   std::string hatch, red;
+  struct Look {
+    int team = -1;     // -1: idle
+    int opacity = 0;   // tenths
+    bool hatched = false;
+    bool operator==(const Look& o) const {
+      return team == o.team && opacity == o.opacity && hatched == o.hatched;
+    }
+  };
   for (size_t r = 0; r < rows; ++r) {
-    for (size_t c = 0; c < cols; ++c) {
-      const float* u = &use[(r * cols + c) * teams];
-      size_t best = 0;
-      double total = 0;
-      for (size_t t = 0; t < teams; ++t) {
-        total += u[t];
-        if (u[t] > u[best]) best = t;
+    double y = fr.y0 + r * rh;
+    size_t run_start = 0;
+    Look run;
+    for (size_t c = 0; c <= cols; ++c) {
+      Look look;
+      if (c < cols) {
+        const float* u = &use[(r * cols + c) * teams];
+        size_t best = 0;
+        double total = 0;
+        for (size_t t = 0; t < teams; ++t) {
+          total += u[t];
+          if (u[t] > u[best]) best = t;
+        }
+        if (total > 0) {
+          double busy = std::min(1.0, total / (slice * double(per_row)));
+          look.team = int(best);
+          look.opacity = std::max(1, int(busy * 4 + 0.5)) * 25 / 10;  // quarters, in tenths
+          look.hatched = preemptible[r * cols + c] * 2 > total;
+        }
+        if (preempted[r * cols + c])  // one path for all marks: small files
+          red += "M" + SvgNumber(fr.x0 + (c + 1) * cw - 0.6) + "," + SvgNumber(y) + "v" +
+                 SvgNumber(rh);
       }
-      double x = fr.x0 + c * cw, y = fr.y0 + r * rh;
-      if (total > 0) {
-        double busy = total / (slice * double(per_row));
-        *out += "<rect x=\"" + SvgNumber(x) + "\" y=\"" + SvgNumber(y) + "\" width=\"" +
-                SvgNumber(cw + 0.3) + "\" height=\"" + SvgNumber(rh + 0.3) + "\" fill=\"" +
-                colors[best] + "\" fill-opacity=\"" + SvgNumber(std::min(1.0, busy) * 10 / 10) +
-                "\"/>\n";
-        if (preemptible[r * cols + c] * 2 > total)
-          hatch += "<rect x=\"" + SvgNumber(x) + "\" y=\"" + SvgNumber(y) + "\" width=\"" +
-                   SvgNumber(cw) + "\" height=\"" + SvgNumber(rh) + "\"/>\n";
+      if (c > 0 && (c == cols || !(look == run))) {
+        double x = fr.x0 + run_start * cw, width = (c - run_start) * cw;
+        if (run.team >= 0) {
+          *out += "<rect x=\"" + SvgNumber(x) + "\" y=\"" + SvgNumber(y) + "\" width=\"" +
+                  SvgNumber(width + 0.3) + "\" height=\"" + SvgNumber(rh + 0.3) + "\" fill=\"" +
+                  colors[run.team] + "\" fill-opacity=\"" + SvgNumber(run.opacity / 10.0) +
+                  "\"/>\n";
+          if (run.hatched)
+            hatch += "M" + SvgNumber(x) + "," + SvgNumber(y) + "h" + SvgNumber(width) + "v" +
+                     SvgNumber(rh) + "h" + SvgNumber(-width) + "z";
+        }
+        run_start = c;
       }
-      if (preempted[r * cols + c])
-        red += "<rect x=\"" + SvgNumber(x + cw - 1) + "\" y=\"" + SvgNumber(y) +
-               "\" width=\"1.2\" height=\"" + SvgNumber(rh) + "\"/>\n";
+      if (c == 0 || !(look == run)) run = look;
     }
   }
-  *out += "<g fill=\"url(#hatch)\">\n" + hatch + "</g>\n";
-  *out += "<g fill=\"red\">\n" + red + "</g>\n";
+  *out += "<path fill=\"url(#hatch)\" d=\"" + hatch + "\"/>\n";
+  *out += "<path stroke=\"red\" stroke-width=\"1.2\" d=\"" + red + "\"/>\n";
 }
 
 }  // namespace
@@ -141,7 +167,8 @@ std::string RenderTimelineSvg(const std::vector<TimelinePanel>& panels, const Wo
     for (const Segment& s : *p.runs) n += s.end > o.from && s.start < o.to;
     max_runs = std::max(max_runs, n);
   }
-  bool detail = gpus <= o.max_detail_rows && max_runs <= o.max_detail_runs;
+  bool detail = gpus <= o.max_detail_rows && max_runs <= o.max_detail_runs &&
+                o.to - o.from <= o.max_detail_span;
   double row_height = detail ? std::max(2.0, std::min(10.0, 640.0 / double(gpus))) : 0;
   double height = detail ? row_height * double(gpus) : 640;
   double total_w = kLeft + panels.size() * (kPanelWidth + kGap);
@@ -156,7 +183,7 @@ std::string RenderTimelineSvg(const std::vector<TimelinePanel>& panels, const Wo
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   std::string mode = detail ? "a row per GPU"
                             : "summarised: a row per " +
-                                  std::to_string((gpus + o.summary_rows - 1) / o.summary_rows) +
+                                  std::to_string(std::max<size_t>(o.gpus_per_node, (gpus + o.summary_rows - 1) / o.summary_rows)) +
                                   " GPUs, a column per " +
                                   HumanSeconds(double(o.to - o.from) / double(o.summary_columns));
   out += "<text x=\"" + SvgNumber(kLeft) + "\" y=\"16\" font-size=\"14\">GPU timeline, " +
@@ -178,7 +205,7 @@ std::string RenderTimelineSvg(const std::vector<TimelinePanel>& panels, const Wo
       TimePoint t = o.from + (o.to - o.from) * k / 4;
       out += "<text x=\"" + SvgNumber(fr.X(t)) + "\" y=\"" + SvgNumber(kTop + height + 14) +
              "\" text-anchor=\"middle\" font-size=\"10\">" +
-             XmlEscape(HumanSeconds(double(t - o.from))) + "</text>\n";
+             XmlEscape(HumanSeconds(double(t - o.origin))) + "</text>\n";
     }
   }
   double ly = kTop + height + 34;
