@@ -1,0 +1,43 @@
+// Job actions: the only code of the timeslice plugins that changes
+// slurmctld's records: the visible reason on a preempted job, the preemption
+// itself (requeue or cancel), and the "empty by" promise in a draining
+// node's reason.
+//
+// The reason goes into the job's Comment, which `scontrol show job` and
+// `squeue -o %k` show and sbudget reads, e.g.
+//   preempted by job 13 at 2026-11-29T09:10:00 (rule: unallocated)
+// Slurm's own state_desc is overwritten by the requeue, the Comment is not.
+#ifndef SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_
+#define SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "libbudget/contract.h"
+#include "libbudget/standing.h"
+#include "sched_timeslice/iso_time.h"
+
+namespace timeslice {
+
+// REQUIRES: the job write lock. `job_record` is a job_record_t*.
+void SetJobComment(void* job_record, const std::string& text);
+
+// Requeues (falling back to a kill if Slurm refuses, as slurm_job_preempt
+// does) or cancels job `job_id`, if it is still running the run that
+// started at `start`. Sets the comment first. Returns false, with *why set,
+// if the job is gone, no longer running, or started again since.
+// REQUIRES: job and node write locks, fed read lock (timeslice_locks.h).
+bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::PreemptAction action,
+                       const std::string& comment, std::string* why);
+
+// Replaces any "; empty by ..." suffix of node `index`'s reason with
+// "; empty by <when>". Returns true if the reason changed.
+// REQUIRES: the node write lock.
+bool SetNodeEmptyBy(int32_t index, budget::TimePoint when);
+
+// Asks slurmctld's scheduler to run soon (freed GPUs).
+void KickScheduler();
+
+}  // namespace timeslice
+
+#endif  // SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_

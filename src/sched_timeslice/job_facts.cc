@@ -1,0 +1,95 @@
+// Job facts: see job_facts.h. The only file that reads job and node records.
+#include "sched_timeslice/job_facts.h"
+
+#include <algorithm>
+
+#include "sched_timeslice/slurm_headers.h"
+
+namespace timeslice {
+
+namespace {
+
+std::string OrEmpty(const char* s) { return s ? s : ""; }
+
+uint32_t NodeGpus(const node_record_t* node) {
+  uint32_t gpus = GpusIn(OrEmpty(node->tres_fmt_str));
+  return gpus > 0 ? gpus : GpusIn(OrEmpty(node->gres));
+}
+
+uint32_t TotalGpusOf(const job_record_t* job, bool pending, uint32_t nodes) {
+  uint32_t gpus = GpusIn(OrEmpty(pending ? job->tres_fmt_req_str : job->tres_fmt_alloc_str));
+  if (gpus > 0) return gpus;
+  if ((gpus = GpusIn(OrEmpty(job->tres_per_job))) > 0) return gpus;
+  if ((gpus = GpusIn(OrEmpty(job->tres_per_node))) > 0) return gpus * std::max<uint32_t>(nodes, 1);
+  uint32_t tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
+  return GpusIn(OrEmpty(job->tres_per_task)) * std::max<uint32_t>(tasks, 1);
+}
+
+bool WaitsForResources(const job_record_t* job, time_t now) {
+  if (!IS_JOB_PENDING(job) || job->priority == 0) return false;
+  if (job->details && job->details->begin_time > now) return false;
+  return job->state_reason == WAIT_RESOURCES || job->state_reason == WAIT_PRIORITY ||
+         job->state_reason == WAIT_NO_REASON;
+}
+
+}  // namespace
+
+JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime) {
+  const job_record_t* job = static_cast<const job_record_t*>(job_record);
+  JobFacts facts;
+  facts.job_id = job->job_id;
+  facts.account = OrEmpty(job->account);
+  facts.user = OrEmpty(job->user_name);
+  if (!budget::ParseContractRecord(OrEmpty(job->admin_comment), &facts.contract)) {
+    facts.contract.min_runtime = default_min_runtime;
+    facts.contract.resumable = job->details && job->details->requeue;
+  }
+  facts.pending = IS_JOB_PENDING(job);
+  facts.running = IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job);
+  facts.waits_for_resources = WaitsForResources(job, time(nullptr));
+  facts.start = job->start_time;
+  facts.comment = OrEmpty(job->comment);
+  facts.priority = job->priority;
+  if (job->details) {
+    // nice is stored offset by NICE_OFFSET; a lower nice is more important.
+    int64_t nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
+    facts.user_priority = static_cast<uint32_t>(std::clamp<int64_t>(NICE_OFFSET - nice, 0, 2 * NICE_OFFSET));
+  }
+  if (facts.running && job->node_bitmap) {
+    for (int i = 0; i < node_record_count; ++i) {
+      if (bit_test(job->node_bitmap, i)) facts.nodes.push_back(i);
+    }
+    facts.node_count = std::max<uint32_t>(facts.nodes.size(), 1);
+  } else if (job->details) {
+    facts.node_count = std::max<uint32_t>(job->details->min_nodes, 1);
+  }
+  uint32_t per_node = GpusIn(OrEmpty(job->tres_per_node));
+  facts.gpus_per_node = per_node > 0 ? per_node : TotalGpusOf(job, facts.pending, facts.node_count) / facts.node_count;
+  return facts;
+}
+
+void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
+                     std::vector<NodeFacts>* nodes) {
+  if (job_list) {
+    ListIterator it = list_iterator_create(job_list);
+    while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
+      if (!IS_JOB_PENDING(job) && !(IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job))) continue;
+      jobs->push_back(FactsOfJob(job, default_min_runtime));
+    }
+    list_iterator_destroy(it);
+  }
+  for (int i = 0; i < node_record_count; ++i) {
+    const node_record_t* node = node_record_table_ptr[i];
+    if (!node) continue;
+    NodeFacts facts;
+    facts.index = i;
+    facts.name = OrEmpty(node->name);
+    facts.total_gpus = NodeGpus(node);
+    facts.draining = IS_NODE_DRAIN(node);
+    facts.usable = !IS_NODE_DRAIN(node) && !IS_NODE_DOWN(node) && !IS_NODE_FAIL(node);
+    facts.reason = OrEmpty(node->reason);
+    nodes->push_back(std::move(facts));
+  }
+}
+
+}  // namespace timeslice

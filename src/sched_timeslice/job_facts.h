@@ -1,0 +1,78 @@
+// Job facts: the only code of the timeslice plugins that reads slurmctld's
+// job and node records. It copies what the contract rules need into plain
+// values, so that every decision runs on copies, outside slurmctld's locks,
+// through the core library (contract.h, preempt.h, drain.h).
+//
+// GPUs. A job's GPUs come from its allocated TRES when AccountingStorageTRES
+// tracks gres/gpu, else from its request (--gres/--gpus per node, per job or
+// per task); a node's from its TRES or its Gres. A multi-node job holds the
+// same number of GPUs on each node (Slurm's per-node request).
+//
+// Contract. From the record job_submit/contract leaves in the AdminComment
+// (job_contract.h). A job without one (submitted before the filter was
+// loaded) gets DefaultMinRuntime and is resumable iff Slurm may requeue it.
+//
+// The record types stay out of this header so that Slurm-free files can
+// include it.
+#ifndef SLURM_BUDGET_SCHED_TIMESLICE_JOB_FACTS_H_
+#define SLURM_BUDGET_SCHED_TIMESLICE_JOB_FACTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libbudget/contract.h"
+#include "libbudget/job_contract.h"
+#include "libbudget/packing.h"
+#include "sched_timeslice/standings_cache.h"
+
+namespace timeslice {
+
+struct JobFacts {
+  uint32_t job_id = 0;
+  std::string account;
+  std::string user;
+  budget::JobContract contract;
+  bool running = false;   // running and not completing
+  bool pending = false;
+  // Pending and waiting only for resources or priority (not held, no
+  // dependency, no begin time in the future).
+  bool waits_for_resources = false;
+  budget::TimePoint start = 0;
+  uint32_t priority = 0;
+  uint32_t user_priority = 0;
+  uint32_t node_count = 1;     // pending: requested; running: held
+  uint32_t gpus_per_node = 0;
+  std::vector<int32_t> nodes;  // running: node indices held
+  std::string comment;         // the job's Comment (commitments.h reads it)
+};
+
+struct NodeFacts {
+  int32_t index = 0;
+  std::string name;
+  uint32_t total_gpus = 0;
+  bool draining = false;  // DRAIN flag (DRAINING or DRAINED)
+  bool usable = true;     // neither down, drained nor failing
+  std::string reason;
+};
+
+// GPUs named in a TRES or GRES string: "gres/gpu=8", "gres/gpu:a100=8",
+// "gres:gpu:8", "gpu:a100:4", ...; 0 if none. Slurm-free (unit-tested).
+uint32_t GpusIn(const std::string& spec);
+
+// REQUIRES: the job read lock. `job_record` is a job_record_t*.
+JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime);
+
+// Every running and pending job, and every node. REQUIRES: job and node read
+// locks.
+void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
+                     std::vector<NodeFacts>* nodes);
+
+// The rule inputs: allocation from the view; an allocated job whose account
+// the tree does not bind has allocation kNoAllocation.
+budget::RunningJob RunningJobOf(const JobFacts& job, const StandingsView& view);
+budget::JobShape ShapeOf(const JobFacts& job, const StandingsView& view);
+
+}  // namespace timeslice
+
+#endif  // SLURM_BUDGET_SCHED_TIMESLICE_JOB_FACTS_H_

@@ -1,0 +1,26 @@
+// Slurm's internal headers for the C++ files of sched/timeslice and
+// preempt/timeslice, in one place: they are C without __cplusplus guards, so
+// they are included inside extern "C", and they trip a g++ warning of their
+// own. Only the files that talk to slurmctld include this.
+#ifndef SLURM_BUDGET_SCHED_TIMESLICE_SLURM_HEADERS_H_
+#define SLURM_BUDGET_SCHED_TIMESLICE_SLURM_HEADERS_H_
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wparentheses"
+extern "C" {
+#include "slurm/slurm_errno.h"
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/node_conf.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/preempt.h"
+}
+#pragma GCC diagnostic pop
+
+#endif  // SLURM_BUDGET_SCHED_TIMESLICE_SLURM_HEADERS_H_
