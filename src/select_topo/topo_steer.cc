@@ -1,5 +1,6 @@
 #include "select_topo/topo_steer.h"
 
+#include <algorithm>
 #include <ctime>
 #include <mutex>
 #include <string>
@@ -115,7 +116,10 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
   // logged. A new hero, or other nodes held, is logged.
   bool changed = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id ||
                  plan.planned_start != g_state.plan.planned_start || held != g_state.held;
-  bool news = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id || held != g_state.held;
+  std::vector<int> held_set = held, previous_set = g_state.held;
+  std::sort(held_set.begin(), held_set.end());
+  std::sort(previous_set.begin(), previous_set.end());
+  bool news = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id || held_set != previous_set;
   if (news && plan.active) {
     info("select/topo: JobId=%u first in line for %ld s (HeroWait %ld s): nodes %s held for it, planned start in %ld s",
          plan.job_id, long(now - g_state.head.since), long(g_state.hero_wait), JoinNames(held_names).c_str(),
