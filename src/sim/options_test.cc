@@ -1,0 +1,96 @@
+// Tests of the command line: values reach the options, and every kind of
+// bad input is refused with a message naming the option.
+#include "libbudget/test_support.h"
+
+#include <string>
+#include <vector>
+
+#include "sim/options.h"
+
+using budget::Status;
+using namespace budget::sim;
+
+namespace {
+
+Status Parse(std::vector<std::string> args, SimOptions* o) {
+  args.insert(args.begin(), "budget-sim");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(&a[0]);
+  return ParseOptions(int(argv.size()), argv.data(), o);
+}
+
+void test_values_reach_the_options(void**) {
+  SimOptions o;
+  Status st = Parse({"--trace", "t.csv", "--format=philly", "--nodes", "16", "--gpus-per-node=4",
+                     "--policy", "budget,fifo", "--horizon", "7-0", "--default-min-runtime",
+                     "15", "--packing", "off", "--skip-bad-rows", "--debug-max-gpus", "2",
+                     "--preempt-exempt-time", "2:00:00", "--svg-length", "1-0"},
+                    &o);
+  assert_true(st.ok());
+  assert_string_equal(o.trace_file.c_str(), "t.csv");
+  assert_true(o.format == TraceFormat::kPhilly);
+  assert_int_equal(o.engine.nodes, 16);
+  assert_int_equal(o.engine.gpus_per_node, 4);
+  assert_int_equal(o.policies.size(), 2);
+  assert_string_equal(o.policies[1].c_str(), "fifo");
+  // 7-0 = 7 days; "15" is minutes in Slurm's format; 2:00:00 = 2 h.
+  assert_int_equal(o.horizon, 7 * 86400);
+  assert_int_equal(o.trace.default_min_runtime, 900);
+  assert_int_equal(o.engine.policy.preempt_exempt_time, 7200);
+  assert_int_equal(o.svg_length, 86400);
+  assert_false(o.engine.packing);
+  assert_true(o.trace.skip_bad_rows);
+  assert_int_equal(o.engine.thresholds.debug_max_gpus, 2);
+}
+
+struct Bad {
+  std::vector<std::string> args;
+  const char* message;
+};
+
+void test_bad_input_names_the_option(void**) {
+  const Bad cases[] = {
+      {{}, "give exactly one of --trace FILE and --generate SPEC"},
+      {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE and --generate SPEC"},
+      {{"--trace"}, "--trace: needs a value"},
+      {{"--trace", "a", "--nodes", "0"}, "--nodes: expected an integer in [1, 1048576], got '0'"},
+      {{"--trace", "a", "--gpus-per-node", "65"},
+       "--gpus-per-node: expected an integer in [1, 64], got '65'"},
+      {{"--trace", "a", "--format", "csv"}, "--format: expected native, philly or swf, got 'csv'"},
+      {{"--trace", "a", "--policy", "budget,slurm"},
+       "--policy: unknown policy 'slurm' (known: budget,fairtree,priority,fifo)"},
+      {{"--trace", "a", "--packing", "maybe"}, "--packing: expected on or off, got 'maybe'"},
+      {{"--trace", "a", "--skip-bad-rows=1"}, "--skip-bad-rows: takes no value"},
+      {{"--trace", "a", "--frobnicate"}, "--frobnicate: unknown option (see --help)"},
+      {{"--trace", "a", "--svg-length", "0"}, "--svg-length: must be > 0"},
+  };
+  for (const Bad& c : cases) {
+    SimOptions o;
+    Status st = Parse(c.args, &o);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+  }
+  // A bad duration quotes the core's time-string message after the option.
+  SimOptions o;
+  Status st = Parse({"--trace", "a", "--horizon", "soon"}, &o);
+  assert_false(st.ok());
+  assert_true(st.message().rfind("--horizon: ", 0) == 0);
+}
+
+void test_help_needs_no_workload(void**) {
+  SimOptions o;
+  assert_true(Parse({"--help"}, &o).ok());
+  assert_true(o.help);
+  assert_true(UsageText().find("--svg-usage") != std::string::npos);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_values_reach_the_options),
+      cmocka_unit_test(test_bad_input_names_the_option),
+      cmocka_unit_test(test_help_needs_no_workload),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
