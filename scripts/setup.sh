@@ -96,5 +96,6 @@ if [ ! -f Makefile ] || [ "$repo/configure" -nt Makefile ] || ! grep -q "with-sl
     die "configure failed; see $build_dir/config.log"
 fi
 say "make"
-make -s -j"$jobs" >/dev/null || { make -j1 2>&1 | tail -30; die "build failed"; }
+# Compiler output goes to build/make.log; shown only when the build fails.
+make -s -j"$jobs" >make.log 2>&1 || { make -j1 >>make.log 2>&1 || { tail -n 40 make.log; die "build failed (full log: $build_dir/make.log)"; }; }
 say "ready: build in $build_dir, Slurm source in $src_dir"
