@@ -60,7 +60,7 @@ JobView ViewOfJob(const void* job_record) {
     view.submit_time = job->details->submit_time;
     view.nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
   }
-  view.admin_comment = OrEmpty(job->admin_comment);
+  view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
   view.priority = job->priority;
   return view;
 }

@@ -34,6 +34,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "libbudget/job_contract.h"
 #include "libbudget/standing.h"
 
 namespace budget_prio {
@@ -55,7 +56,10 @@ struct JobView {
   budget::TimePoint start_time = 0;
   budget::TimePoint end_time = 0;   // finished jobs only
   int64_t nice = 0;           // without Slurm's NICE_OFFSET
-  std::string admin_comment;  // holds the contract record (job_contract.h)
+  // The contract record of the job's AdminComment (job_contract.h), parsed
+  // once when the job is copied; has_contract false: no record.
+  bool has_contract = false;
+  budget::JobContract contract;
   uint32_t priority = 0;      // the job's priority when it was copied
 };
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "libbudget/job_contract.h"
 #include "libbudget/ledger.h"
 #include "libbudget/tree.h"
 #include "priority_budget/job_view.h"
@@ -61,7 +62,7 @@ JobView Job(uint32_t id, const char* account, const char* user, JobPhase phase, 
   job.gpus = gpus;
   job.start_time = start;
   job.submit_time = start > 0 ? start - 1 : 1;
-  job.admin_comment = contract;
+  job.has_contract = budget::ParseContractRecord(contract, &job.contract);
   return job;
 }
 

@@ -9,8 +9,10 @@
 #include <utility>
 
 #include "libbudget/ledger_file.h"
+#include "libbudget/report_snapshot.h"
 #include "libbudget/time_string.h"
 #include "priority_budget/priority_pass.h"
+#include "priority_budget/report_writer.h"
 #include "priority_budget/slurm_headers.h"
 #include "priority_budget/slurmctld_locks.h"
 #include "priority_budget/state_files.h"
@@ -22,12 +24,22 @@ struct PassTimes {
   double snapshot_ms = 0;
   double compute_ms = 0;
   double apply_ms = 0;
+  double report_ms = 0;
+  double report_cpu_ms = 0;
   double total_ms = 0;
 };
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// CPU time of the calling thread, in ms (the report's cost is mostly I/O
+// wait on a busy disk; this separates the two).
+double ThreadCpuMillis() {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -69,6 +81,7 @@ RecalcThread::RecalcThread(budget::BudgetConfig config, std::string budget_conf_
       budget_conf_path_(std::move(budget_conf_path)),
       state_dir_(std::move(state_dir)),
       ledger_file_(StateFile(state_dir_, kLedgerFileName)),
+      report_file_(StateFile(state_dir_, budget::kReportSnapshotFileName)),
       state_(state),
       ledger_(LedgerOptions(config_)) {}
 
@@ -246,9 +259,32 @@ void RecalcThread::RunPass() {
 
   state_->Publish(result.view);
   SaveLedger();
+  if (ReportDue(now)) {
+    Clock::time_point report_start = Clock::now();
+    double report_cpu_start = ThreadCpuMillis();
+    WriteReport(*result.view, jobs, snapshot.capacity_gpus, now);
+    times.report_ms = MillisSince(report_start);
+    times.report_cpu_ms = ThreadCpuMillis() - report_cpu_start;
+    last_report_ = now;
+    report_seconds_ = times.report_cpu_ms / 1000;
+  }
   LogOrderChange(result.ranked_paths_with_demand);
   LogPass(times, jobs.size(), result.priorities.size(), changed);
   (void)charged;
+}
+
+bool RecalcThread::ReportDue(budget::TimePoint now) const {
+  if (last_report_ == 0) return true;
+  double interval = std::min<double>(kMaxReportIntervalSeconds, kReportCostFactor * report_seconds_);
+  return now - last_report_ >= interval;
+}
+
+void RecalcThread::WriteReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+                               budget::TimePoint now) {
+  budget::ReportSnapshot report;
+  budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report);
+  if (st.ok()) st = budget::WriteReportSnapshot(report, report_file_);
+  if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
 }
 
 void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, int changed) {
@@ -260,12 +296,14 @@ void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, 
   // (what the benchmark parses).
   if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO) {
     info("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-         "prioritised, %d priorities changed",
-         passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+         "prioritised, %d priorities changed; report %.3f ms (cpu %.3f)",
+         passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
+         times.report_ms, times.report_cpu_ms);
   } else {
     debug("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-          "prioritised, %d priorities changed",
-          passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
+          "prioritised, %d priorities changed; report %.3f ms (cpu %.3f)",
+          passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
+          times.report_ms, times.report_cpu_ms);
   }
   long every = std::max<long>(1, kInfoEverySeconds / std::max<budget::Seconds>(config_.recalc_interval, 1));
   if (passes_ == 1 || passes_since_info_ >= every) {

@@ -6,7 +6,8 @@
 //      the order and the pending jobs' priorities (priority_pass.h);
 //   4. applies the priorities under the job WRITE lock, briefly;
 //   5. publishes the order (plugin_state.h) for priority_p_set() and sprio,
-//      saves the ledger (atomic, the core's SaveLedger) and logs.
+//      saves the ledger (atomic, the core's SaveLedger), writes the report
+//      snapshot for sbudget (report_writer.h) and logs.
 // scontrol reconfigure wakes it (RequestReconfigure): it re-reads
 // budget.conf and re-fetches the tree on its next iteration, never inline.
 // At Stop() it finishes the pass in progress, saves the ledger and exits.
@@ -41,6 +42,12 @@ class RecalcThread {
   static constexpr int kInfoEverySeconds = 300;
   // How many of the first allocations are watched for order changes.
   static constexpr size_t kWatchedTopAllocations = 5;
+  // The report snapshot for sbudget is written after a pass when the time
+  // since the last one is at least kReportCostFactor x the CPU the last one
+  // took (so it never takes more than 1% of a core), and at least every
+  // kMaxReportIntervalSeconds (sbudget calls a report stale after 90 s).
+  static constexpr double kReportCostFactor = 100;
+  static constexpr double kMaxReportIntervalSeconds = 60;
 
   RecalcThread(budget::BudgetConfig config, std::string budget_conf_path, std::string state_dir,
                PluginState* state);
@@ -59,6 +66,9 @@ class RecalcThread {
   void ReloadTreeIfDue(budget::TimePoint now, bool forced);
   void LoadLedger();
   void SaveLedger();
+  bool ReportDue(budget::TimePoint now) const;
+  void WriteReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+                   budget::TimePoint now);
   void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed);
   void LogOrderChange(const std::vector<std::string>& ranked_paths);
 
@@ -67,12 +77,15 @@ class RecalcThread {
   const std::string budget_conf_path_;
   const std::string state_dir_;
   const std::string ledger_file_;
+  const std::string report_file_;
   PluginState* const state_;
   budget::Ledger ledger_;
   std::unique_ptr<TreeReloader> reloader_;
   UserNames user_names_;
   budget::TimePoint last_pass_ = 0;
   std::vector<std::string> top_allocations_;
+  budget::TimePoint last_report_ = 0;
+  double report_seconds_ = 0;  // CPU of the last report
   long passes_ = 0;
   double pass_ms_sum_ = 0;
   double pass_ms_max_ = 0;

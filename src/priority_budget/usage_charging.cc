@@ -4,14 +4,10 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "libbudget/job_contract.h"
-
 namespace budget_prio {
 
 bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config) {
-  budget::JobContract contract;
-  if (budget::ParseContractRecord(job.admin_comment, &contract)) return contract.min_runtime > 0;
-  return config.default_min_runtime > 0;
+  return job.has_contract ? job.contract.min_runtime > 0 : config.default_min_runtime > 0;
 }
 
 namespace {
@@ -35,6 +31,9 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
   ChargeStats stats;
   std::unordered_set<uint32_t> present;
   present.reserve(jobs.size());
+  // Pending demand is summed per node and charged once per node: one ledger
+  // charge per node instead of one per job.
+  std::vector<double> pending_gpus(tree.size(), 0.0);
   for (const JobView& job : jobs) {
     present.insert(job.job_id);
     budget::NodeId node = tree.NodeFor(job.account, job.user);
@@ -60,12 +59,15 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
         break;
       }
       case JobPhase::kPending:
-        if (!job.held && job.gpus > 0) {
-          ledger->Charge(path, budget::Ledger::Series::kDemand, last_pass, now, job.gpus);
-        }
+        if (!job.held && job.gpus > 0) pending_gpus[node] += job.gpus;
         ++stats.pending;
         break;
     }
+  }
+  for (size_t node = 0; node < pending_gpus.size(); ++node) {
+    if (pending_gpus[node] <= 0) continue;
+    ledger->Charge(tree.node(static_cast<budget::NodeId>(node)).path, budget::Ledger::Series::kDemand, last_pass,
+                   now, pending_gpus[node]);
   }
   for (const auto& [job_id, until] : ledger->JobCursors()) {
     (void)until;

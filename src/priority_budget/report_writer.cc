@@ -1,0 +1,78 @@
+// Report writer: see report_writer.h.
+#include "priority_budget/report_writer.h"
+
+#include "priority_budget/usage_charging.h"
+
+namespace budget_prio {
+
+namespace {
+
+budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job) {
+  budget::SnapshotJob out;
+  out.job_id = job.job_id;
+  out.state = job.phase == JobPhase::kPending ? budget::SnapshotJobState::kPending
+                                              : budget::SnapshotJobState::kRunning;
+  out.user = job.user;
+  out.account = job.account;
+  budget::NodeId node = view.tree.NodeFor(job.account, job.user);
+  out.has_node = node != budget::kNoNode;
+  if (out.has_node) out.node_path = view.tree.node(node).path;
+  out.gpus = static_cast<uint32_t>(job.gpus);
+  out.contract_known = job.has_contract;
+  out.min_runtime = job.has_contract ? job.contract.min_runtime : view.config.default_min_runtime;
+  out.resumable = job.has_contract && job.contract.resumable;
+  out.user_priority = UserPriorityFromNice(job.nice);
+  out.submit_time = job.submit_time;
+  if (job.phase != JobPhase::kPending) {
+    out.start_time = job.start_time;
+    if (out.min_runtime > 0) out.protection_end = job.start_time + out.min_runtime;
+  }
+  return out;
+}
+
+}  // namespace
+
+budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+                           const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
+                           budget::ReportSnapshot* report) {
+  budget::ReportSnapshot out;
+  out.generated_at = now;
+  out.tree_source = tree_source;
+  out.window = ledger->options().window;
+  out.bucket_width = ledger->options().bucket_width;
+  out.recalc_interval = view.config.recalc_interval;
+  out.capacity_gpus = capacity_gpus;
+
+  std::vector<budget::NodeActivity> activity(view.tree.size());
+  for (const JobView& job : jobs) {
+    bool pending = job.phase == JobPhase::kPending && !job.held;
+    if (!pending && job.phase != JobPhase::kRunning) continue;
+    budget::SnapshotJob entry = ToSnapshotJob(view, job);
+    if (entry.has_node) {
+      budget::NodeId node = view.tree.Find(entry.node_path);
+      (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
+    }
+    out.jobs.push_back(std::move(entry));
+  }
+  budget::Status st = budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, &out);
+  if (!st.ok()) return st;
+  budget::BuildSnapshotHistory(view.tree, kReportHistoryDepth, now, *ledger, &out);
+  budget::RankSnapshotJobs(view.tree, view.order, &out.jobs);
+  // What the plugin applied to jobs without a node (see the header).
+  for (budget::SnapshotJob& entry : out.jobs) {
+    if (entry.has_node) continue;
+    entry.allocated = false;
+    budget::PendingJob pending;
+    pending.job_id = entry.job_id;
+    pending.user_priority = entry.user_priority;
+    pending.submit_time = entry.submit_time;
+    budget::PriorityFactors factors;
+    entry.priority = view.order.Priority(pending, &factors);
+    entry.fairshare = factors.fairshare;
+    entry.rank = factors.rank;
+  }
+  *report = std::move(out);
+  return budget::Status::Ok();
+}
+
+}  // namespace budget_prio

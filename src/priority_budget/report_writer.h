@@ -1,0 +1,39 @@
+// Report writer: after each pass, the report snapshot that `sbudget` reads
+// (libbudget/report_snapshot.h, <StateSaveLocation>/budget_report.json):
+// the tree with each node's standing, owed and delivered GPU time, and the
+// jobs with their priority and queue position, exactly as the pass decided.
+// The core's builders do the work; this file only translates JobViews.
+//
+// Unknown accounts (UnknownAccount=unallocated): such a job has no node;
+// the plugin runs it as unallocated work, so its entry says allocated=false
+// and carries the priority the plugin applied.
+//
+// Slurm-free; the recalc thread calls it outside slurmctld's locks.
+// Thread safety: none (it queries the ledger, which the caller owns).
+#ifndef SLURM_BUDGET_PRIORITY_BUDGET_REPORT_WRITER_H_
+#define SLURM_BUDGET_PRIORITY_BUDGET_REPORT_WRITER_H_
+
+#include <string>
+#include <vector>
+
+#include "libbudget/ledger.h"
+#include "libbudget/report_snapshot.h"
+#include "libbudget/status.h"
+#include "priority_budget/job_view.h"
+#include "priority_budget/priority_pass.h"
+
+namespace budget_prio {
+
+// Depth of the tree nodes whose owed/delivered history goes in the report
+// (programs and their projects; the file stays small).
+constexpr int kReportHistoryDepth = 2;
+
+// Builds the snapshot of the pass at `now` over `view` (the order just
+// computed) and `jobs` (pending and running ones are listed).
+budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+                           const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
+                           budget::ReportSnapshot* report);
+
+}  // namespace budget_prio
+
+#endif  // SLURM_BUDGET_PRIORITY_BUDGET_REPORT_WRITER_H_
