@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "libbudget/time_string.h"
 #include "sbudget/report_table.h"
 
 namespace sbudget {
@@ -20,6 +21,12 @@ constexpr double kPanelHeight = 110, kPanelGap = 40, kBottom = 40;
 std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string Fixed(const char* format, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
 
@@ -41,6 +48,10 @@ std::string Escape(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string Duration(budget::Seconds s) {
+  return s % 3600 == 0 ? std::to_string(s / 3600) + " h" : budget::FormatDuration(s);
 }
 
 std::string Label(const SnapshotHistory& h, const std::string& root_name) {
@@ -108,7 +119,10 @@ std::string FormatHistorySvg(const std::vector<SnapshotHistory>& series,
                     "\" height=\"" + Coord(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n"
                     "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
                     "<text x=\"" + Coord(kLeft) + "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">"
-                    "Delivered (area) against owed (dashed) GPU-hours per slot</text>\n";
+                    "Delivered (area) against owed (dashed) GPU time</text>\n"
+                    "<text x=\"" + Coord(kWidth - kRight) + "\" y=\"22\" text-anchor=\"end\" fill=\"#555\">"
+                    "GPU-hours per slot of " + (series.empty() ? std::string("1 h") : Duration(series[0].width)) +
+                    "</text>\n";
   if (series.empty()) {
     svg += "<text x=\"" + Coord(kLeft) + "\" y=\"" + Coord(kTop + 20) +
            "\">no history in the snapshot for this selection</text>\n";
@@ -124,11 +138,11 @@ std::string FormatHistorySvg(const std::vector<SnapshotHistory>& series,
     auto x = [&](size_t k) { return kLeft + (n > 0 ? plot_width * k / n : 0); };
     auto y = [&](double gpu_seconds) { return bottom - scale * gpu_seconds / kSecondsPerHour; };
     double owed = Sum(h.owed), delivered = Sum(h.delivered);
-    std::string ratio = owed > 0 ? Num(100 * delivered / owed) + "%" : std::string("nothing owed");
+    std::string ratio = owed > 0 ? Fixed("%.0f%%", 100 * delivered / owed) : std::string("nothing owed");
     svg += "<g>\n<text x=\"" + Coord(kLeft) + "\" y=\"" + Coord(top - 6) + "\" font-weight=\"bold\">" +
            Escape(Label(h, root_name)) + "</text><text x=\"" + Coord(kWidth - kRight) + "\" y=\"" +
-           Coord(top - 6) + "\" text-anchor=\"end\">delivered " + Num(delivered / kSecondsPerHour) +
-           " of " + Num(owed / kSecondsPerHour) + " GPU-h owed (" + ratio + ")</text>\n";
+           Coord(top - 6) + "\" text-anchor=\"end\">delivered " + Fixed("%.1f", delivered / kSecondsPerHour) +
+           " of " + Fixed("%.1f", owed / kSecondsPerHour) + " GPU-h owed (" + ratio + ")</text>\n";
     svg += "<rect x=\"" + Coord(kLeft) + "\" y=\"" + Coord(top) + "\" width=\"" + Coord(plot_width) +
            "\" height=\"" + Coord(kPanelHeight) + "\" fill=\"#f7f7f7\" stroke=\"#ccc\"/>\n";
     svg += "<text x=\"" + Coord(kLeft - 6) + "\" y=\"" + Coord(top + 10) + "\" text-anchor=\"end\">" +
