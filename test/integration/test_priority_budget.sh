@@ -78,6 +78,8 @@ check "sprio -l shows the fair-share position: teamb first (1000)" field_is "$b1
 check "sprio -l shows the fair-share position: teama second (500)" field_is "$a1" %F 500
 check "squeue %Q is the priority sprio shows" bash -c "[ \"\$(sprio -h -j $b1 -o %Y | tr -d ' ')\" = \"\$(squeue -h -j $b1 -o %Q)\" ]"
 sprio -l | sed 's/^/     sprio| /'
+check "the report snapshot for sbudget is written in StateSaveLocation" \
+  poll 20 test -s "$CLUSTER_DIR/state/budget_report.json"
 scancel "$blocker"
 check "the under-served team's job starts first (teamb)" wait_state "$b1" RUNNING 30
 check "... while teama's waits" state_is "$a1" PENDING
