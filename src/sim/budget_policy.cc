@@ -137,6 +137,16 @@ RunningJob BudgetPolicy::RunningRecord(uint32_t job) const {
   return r;
 }
 
+void BudgetPolicy::AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
+                                  std::vector<Standing>* standings) const {
+  for (const RunningJob& r : running) {
+    if (!r.allocated() || !r.IsProtectedAt(now)) continue;
+    if (r.allocation < 0 || size_t(r.allocation) >= standings->size()) continue;
+    (*standings)[r.allocation].window_usage +=
+        double(r.total_gpus()) * double(r.protection_end() - now);
+  }
+}
+
 ClusterScale BudgetPolicy::scale() const {
   return ClusterScale{ctx_.cluster->capacity(), ledger_->options().window};
 }

@@ -10,7 +10,14 @@
 //     usage and demand of each node; waiting jobs in the core's job order
 //     (allocated before unallocated, node rank, user priority, submit, id);
 //   - preemption: ChoosePreemption on the contract records (min-runtime
-//     protection, unallocated first, no ping-pong, gang).
+//     protection, unallocated first, no ping-pong, gang), with the
+//     commitments sched/timeslice adds (src/sched_timeslice/commitments.h):
+//     each allocation's window usage is raised by gpus x (protection end -
+//     now) of its running jobs still protected, so that the k-th preemption
+//     of a team projects k protected runs. (sched/timeslice also counts
+//     preemptors granted in the last minute that have not started yet; in
+//     the simulator a preemptor starts at once, so the first term covers
+//     it.)
 // The ledger's unallocated and demand series are not charged: only the
 // allocated series ranks jobs, and the simulator measures service itself.
 #ifndef SLURM_BUDGET_SIM_BUDGET_POLICY_H_
@@ -41,6 +48,8 @@ class BudgetPolicy : public Policy {
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
   const std::vector<Standing>& standings() const override { return order_.standings(); }
+  void AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
+                      std::vector<Standing>* standings) const override;
   ClusterScale scale() const override;
   TimePoint PreemptibleFrom(uint32_t job) const override;
 

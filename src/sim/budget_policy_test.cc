@@ -134,7 +134,14 @@ class CoreReplay {
         PreemptionPlan plan;
         std::vector<RunningJob> running;
         for (const auto& [id, r] : running_) running.push_back(r);
-        Status st = ChoosePreemption(Shape(start.job_id), running, nodes_, order_.standings(),
+        // sched/timeslice's commitments (commitments.h): the protected
+        // runs under way raise their allocation's window usage.
+        std::vector<Standing> standings = order_.standings();
+        for (const RunningJob& r : running)
+          if (r.allocated() && r.IsProtectedAt(d.time))
+            standings[r.allocation].window_usage +=
+                double(r.total_gpus()) * double(r.protection_end() - d.time);
+        Status st = ChoosePreemption(Shape(start.job_id), running, nodes_, standings,
                                      ClusterScale{nodes_.size() * 8, ledger_.options().window},
                                      d.time, &plan);
         assert_true(st.ok());

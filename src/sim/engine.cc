@@ -62,6 +62,7 @@ class Engine {
   std::vector<size_t> open_segment_;      // per job, timeline index
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t unallocated_busy_ = 0;
+  std::vector<Standing> preempt_standings_;    // with commitments, see CountPreemptable
   std::vector<uint64_t> unprotected_by_rank_;  // suffix sums, see CountPreemptable
   uint64_t unprotected_unallocated_ = 0;
   uint64_t finished_ = 0, rejected_ = 0;
@@ -289,7 +290,9 @@ void Engine::Reserve(const SimJob& blocked, TimePoint now, TimePoint* shadow, in
 void Engine::CountPreemptable(TimePoint now) {
   // GPUs of unprotected running jobs: unallocated ones, and allocated ones
   // by their allocation's rank, as suffix sums over ranks.
-  const std::vector<Standing>& standings = policy_->standings();
+  preempt_standings_ = policy_->standings();
+  policy_->AddCommitments(running_, now, &preempt_standings_);
+  const std::vector<Standing>& standings = preempt_standings_;
   uint32_t ranks = 0;
   for (const Standing& s : standings) if (s.rank != UINT32_MAX) ranks = std::max(ranks, s.rank + 1);
   unprotected_by_rank_.assign(size_t(ranks) + 1, 0);
@@ -311,7 +314,7 @@ void Engine::CountPreemptable(TimePoint now) {
 bool Engine::TryPreempt(uint32_t job, TimePoint now) {
   JobShape shape = policy_->PendingShape(job);
   if (!shape.allocated()) return false;  // rule 2: unallocated work preempts nothing
-  const std::vector<Standing>& standings = policy_->standings();
+  const std::vector<Standing>& standings = preempt_standings_;
   ClusterScale scale = policy_->scale();
   // A necessary condition (rules 1, 3 and 5 of preempt.h): free GPUs plus
   // those of unprotected jobs that are unallocated or rank behind this job's
@@ -320,6 +323,19 @@ bool Engine::TryPreempt(uint32_t job, TimePoint now) {
   if (shape.allocation >= 0 && size_t(shape.allocation) < standings.size() &&
       size_t(standings[shape.allocation].rank) + 1 < unprotected_by_rank_.size())
     available += unprotected_by_rank_[standings[shape.allocation].rank + 1];
+  if (available < shape.total_gpus()) return false;
+  // Then the exact pairwise rule (all six rules, O(running)): far cheaper
+  // than a set choice that would find too few victims.
+  auto standing_of = [&standings](int32_t a) {
+    return a >= 0 && size_t(a) < standings.size() ? standings[a] : Standing();
+  };
+  Standing mine = standing_of(shape.allocation);
+  available = cluster_.free_gpus();
+  for (const RunningJob& r : running_) {
+    if (available >= shape.total_gpus()) break;
+    if (!r.IsProtectedAt(now) && MayPreempt(shape, mine, r, standing_of(r.allocation), scale, now))
+      available += r.total_gpus();
+  }
   if (available < shape.total_gpus()) return false;
   PreemptionPlan plan;
   Status st = ChoosePreemption(shape, running_, cluster_.nodes(), standings, scale, now, &plan);

@@ -18,7 +18,8 @@
 //     necessary condition is checked first (rules 1, 2, 3, 5 of preempt.h):
 //     the job is allocated, and free GPUs plus the GPUs of unprotected
 //     running jobs that are unallocated or rank behind its allocation cover
-//     it (suffix sums over ranks, counted once per pass);
+//     it (suffix sums over ranks, counted once per pass), then the same
+//     count over the running jobs the pairwise rule (MayPreempt) allows;
 //   - the first job that can neither start nor preempt gets a reservation
 //     (computed lazily, when a later job fits)
 //     (EASY backfill): the time the running jobs' ends free enough GPUs

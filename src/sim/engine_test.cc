@@ -97,6 +97,30 @@ void test_budget_protection_then_preemption(void**) {
   assert_true(out.timeline[0].preempted);
 }
 
+void test_budget_counts_protected_runs_under_way(void**) {
+  // Two nodes. Team b runs B1, B2 (ids 1, 2; 8 GPUs each, min-runtime
+  // 3000 s) from 0; team a's A1, A2 (ids 3, 4; 8 GPUs, min-runtime 3600 s)
+  // wait from 10. At 3000 both B runs become preemptible; b's ratio is
+  // 16 x 3000 / (0.5 x 16 x 604800) = 48000 / 4838400 = 0.00992.
+  //   A1 projects (0 + 8 x 3600) / 4838400 = 0.00595 <= 0.00992: it
+  //   preempts B2 (youngest tie -> highest id first).
+  //   A2 would project the same without commitments and take B1 too (the
+  //   whole cluster changes hands); with A1's protected run under way
+  //   (8 x 3600 committed) it projects (28800 + 28800) / 4838400 = 0.0119
+  //   > 0.00992: refused, B1 keeps running (sched/timeslice's rule).
+  Workload w = MakeWorkload({{0, "b", 8, 10000, 3000, true, 0},
+                             {0, "b", 8, 10000, 3000, true, 0},
+                             {10, "a", 8, 5000, 3600, true, 0},
+                             {10, "a", 8, 5000, 3600, true, 0}});
+  AllocationTree tree = MakeTree(kTwoTeams);
+  RunOutput out = Run("budget", w, tree, 2, 4000);
+  uint32_t by = 0;
+  assert_int_equal(PreemptTime(out, 2, &by), 3000);
+  assert_int_equal(by, 3);
+  assert_int_equal(PreemptTime(out, 1), -1);
+  assert_int_equal(out.result.preemptions, 1);
+}
+
 void test_budget_same_team_never_preempts_itself(void**) {
   // Same as above but B is team a's own job: it waits for A to finish.
   Workload w = MakeWorkload({{0, "a", 8, 2000, 300, true, 0}, {10, "a", 8, 100, 200, true, 0}});
@@ -204,6 +228,7 @@ int main() {
       cmocka_unit_test(test_easy_backfill_respects_the_reservation),
       cmocka_unit_test(test_budget_allocated_work_preempts_free_work),
       cmocka_unit_test(test_budget_protection_then_preemption),
+      cmocka_unit_test(test_budget_counts_protected_runs_under_way),
       cmocka_unit_test(test_budget_same_team_never_preempts_itself),
       cmocka_unit_test(test_priority_caps_and_preemptible_overflow),
       cmocka_unit_test(test_fairtree_preempts_after_exempt_time_only),

@@ -12,6 +12,7 @@ bool Policy::Admit(uint32_t, Seconds*, std::string*) { return true; }
 JobShape Policy::PendingShape(uint32_t) const { return JobShape(); }
 RunningJob Policy::RunningRecord(uint32_t) const { return RunningJob(); }
 const std::vector<Standing>& Policy::standings() const { return no_standings_; }
+void Policy::AddCommitments(const std::vector<RunningJob>&, TimePoint, std::vector<Standing>*) const {}
 ClusterScale Policy::scale() const { return ClusterScale(); }
 TimePoint Policy::PreemptibleFrom(uint32_t job) const { return (*ctx_.jobs)[job].run_start; }
 

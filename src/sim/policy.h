@@ -80,6 +80,10 @@ class Policy {
   virtual JobShape PendingShape(uint32_t job) const;
   virtual RunningJob RunningRecord(uint32_t job) const;
   virtual const std::vector<Standing>& standings() const;
+  // Adjusts a copy of standings() before a preemption choice at `now`
+  // (default: none). `running` are the core records of the running jobs.
+  virtual void AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
+                              std::vector<Standing>* standings) const;
   virtual ClusterScale scale() const;
   // When a run started at `start` becomes preemptible (start itself: at
   // once); the engine schedules a pass then.
