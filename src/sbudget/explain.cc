@@ -88,8 +88,8 @@ void ExplainAllocation(const ReportSnapshot& s, const SnapshotJob& job, std::str
           " (0 is served first), usage ratio " + Fixed("%.3f", node->usage_ratio) +
           " of its entitlement " + Fixed("%.2f%%", 100 * node->entitlement);
   Line(out, "allocation", text);
-  Line(out, "", "delivered " + Fixed("%.2f", node->delivered / 3600) + " of " +
-                    Fixed("%.2f", node->owed / 3600) + " GPU-h owed over the window (" +
+  Line(out, "", "delivered " + FormatGpuHours(node->delivered) + " of " +
+                    FormatGpuHours(node->owed) + " GPU-h owed over the window (" +
                     Fixed("%.0f%%", 100 * node->DeliveredOverOwed()) + ")");
 }
 

@@ -45,13 +45,7 @@ std::string Printf(const char* format, double v) {
 }
 
 std::string Ratio(double v) { return std::isfinite(v) ? Printf("%.3f", v) : "inf"; }
-// Two decimals, but a small non-zero amount (seconds of GPU time, as on a
-// time-compressed test cluster) keeps two significant digits rather than
-// reading as 0.00.
-std::string GpuHours(double gpu_seconds) {
-  double h = gpu_seconds / kSecondsPerHour;
-  return Printf(h > 0 && h < 0.005 ? "%.2g" : "%.2f", h);
-}
+std::string GpuHours(double gpu_seconds) { return FormatGpuHours(gpu_seconds); }
 
 struct Column {
   const char* name;
@@ -241,6 +235,13 @@ std::string FormatJson(const ReportSnapshot& s, const std::vector<size_t>& rows,
       root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
   json_object_put(root);
   return text + "\n";
+}
+
+// Small amounts are seconds of GPU time, as on a time-compressed test
+// cluster: two significant digits say more than "0.00".
+std::string FormatGpuHours(double gpu_seconds) {
+  double h = gpu_seconds / kSecondsPerHour;
+  return Printf(h > 0 && h < 0.005 ? "%.2g" : "%.2f", h);
 }
 
 std::string FormatTimestamp(budget::TimePoint t) {

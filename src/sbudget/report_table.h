@@ -63,6 +63,10 @@ std::string FormatJson(const budget::ReportSnapshot& snapshot, const std::vector
 // age, capacity, window and fragmentation.
 std::string FormatSnapshotSummary(const budget::ReportSnapshot& snapshot, budget::TimePoint now);
 
+// GPU-seconds as GPU-hours with two decimals; a small non-zero amount keeps
+// two significant digits ("0.0022") instead of reading "0.00".
+std::string FormatGpuHours(double gpu_seconds);
+
 // Local time as Slurm prints it: "YYYY-MM-DDTHH:MM:SS".
 std::string FormatTimestamp(budget::TimePoint t);
 

@@ -377,6 +377,9 @@ void TestExplainPendingJob(void**) {
   AssertContains(out, "usage ratio 0.250 of its entitlement 35.00%");
   // 6.00 of 8.00 GPU-h: 75%.
   AssertContains(out, "delivered 6.00 of 8.00 GPU-h owed over the window (75%)");
+  // 12 GPU-s owed = 0.0033 GPU-h, not 0.00.
+  assert_string_equal(sbudget::FormatGpuHours(12).c_str(), "0.0033");
+  assert_string_equal(sbudget::FormatGpuHours(0).c_str(), "0.00");
   AssertContains(out, "2147450881 = allocated work (first), fair-share 0.500 (rank 3)");
   // Queue position 2 (0-based) is the 3rd of 4 pending jobs.
   AssertContains(out, "position 3 of 4 pending jobs; ahead of it:");
