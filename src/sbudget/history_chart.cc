@@ -141,12 +141,12 @@ std::string FormatHistorySvg(const std::vector<SnapshotHistory>& series,
     std::string ratio = owed > 0 ? Fixed("%.0f%%", 100 * delivered / owed) : std::string("nothing owed");
     svg += "<g>\n<text x=\"" + Coord(kLeft) + "\" y=\"" + Coord(top - 6) + "\" font-weight=\"bold\">" +
            Escape(Label(h, root_name)) + "</text><text x=\"" + Coord(kWidth - kRight) + "\" y=\"" +
-           Coord(top - 6) + "\" text-anchor=\"end\">delivered " + Fixed("%.1f", delivered / kSecondsPerHour) +
-           " of " + Fixed("%.1f", owed / kSecondsPerHour) + " GPU-h owed (" + ratio + ")</text>\n";
+           Coord(top - 6) + "\" text-anchor=\"end\">delivered " + FormatGpuHours(delivered) +
+           " of " + FormatGpuHours(owed) + " GPU-h owed (" + ratio + ")</text>\n";
     svg += "<rect x=\"" + Coord(kLeft) + "\" y=\"" + Coord(top) + "\" width=\"" + Coord(plot_width) +
            "\" height=\"" + Coord(kPanelHeight) + "\" fill=\"#f7f7f7\" stroke=\"#ccc\"/>\n";
     svg += "<text x=\"" + Coord(kLeft - 6) + "\" y=\"" + Coord(top + 10) + "\" text-anchor=\"end\">" +
-           Num(max_value / kSecondsPerHour) + "</text><text x=\"" + Coord(kLeft - 6) + "\" y=\"" +
+           Fixed("%.3g", max_value / kSecondsPerHour) + "</text><text x=\"" + Coord(kLeft - 6) + "\" y=\"" +
            Coord(bottom) + "\" text-anchor=\"end\">0</text>\n";
     if (n > 0) {
       // Delivered: a step area, one step per slot.

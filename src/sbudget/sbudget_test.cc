@@ -435,7 +435,7 @@ void TestHistoryCsvAndSvg(void**) {
   std::string svg = sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster");
   AssertContains(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
   // Root: delivered 3 of 5 GPU-h owed = 60%.
-  AssertContains(svg, "delivered 3.0 of 5.0 GPU-h owed (60%)");
+  AssertContains(svg, "delivered 3.00 of 5.00 GPU-h owed (60%)");
   AssertContains(svg, "GPU-hours per slot of 1 h");
   AssertContains(svg, ">robotics</text>");
   AssertContains(svg, "stroke-dasharray");
