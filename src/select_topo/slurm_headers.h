@@ -29,4 +29,13 @@ extern "C" {
 }
 #pragma GCC diagnostic pop
 
+// Node and switch tables are defined in slurmctld (libslurmfull), not in the
+// libslurm.so that the clients link, so a strong reference to them fails the
+// clients' dlopen ("undefined symbol: node_record_count"). Weak references
+// resolve to null there; the plugin reads them only inside slurmctld.
+#pragma weak node_record_count
+#pragma weak switch_record_cnt
+#pragma weak switch_record_table
+#pragma weak next_node
+
 #endif  // SLURM_BUDGET_SELECT_TOPO_SLURM_HEADERS_H_
