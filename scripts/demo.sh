@@ -30,9 +30,25 @@ wait_done() {
 title "1. Set up (packages, Slurm source, build)"
 "$repo/scripts/setup.sh"
 
-title "2. A local cluster: 4 nodes x 8 GPUs, with the suite's plugins"
+title "2. A local cluster: 4 nodes x 8 GPUs, with every plugin of the suite"
+# Time is compressed so that the demo takes minutes: a 10-minute fair-share
+# window of 5-second buckets, a recompute and a time-slicing pass every 2 s,
+# protections of 20 s.
+export PRIORITY_TYPE=priority/budget SCHEDULER_TYPE=sched/timeslice
+export PREEMPT_TYPE=preempt/timeslice SELECT_TYPE=select/topo
+export SLURM_CONF_EXTRA="PreemptMode=REQUEUE
+JobRequeue=0"
+export BUDGET_TREE_JSON=$repo/etc/budget-tree.json.example
+export BUDGET_CONF="BudgetTree=$CLUSTER_DIR/etc/budget-tree.json
+LookbackWindow=10:00
+LedgerBucket=0:05
+RecalcInterval=2
+TimesliceInterval=2
+MaxMinRuntime=8:00:00
+DefaultMinRuntime=0"
 "$repo/scripts/cluster.sh" stop >/dev/null 2>&1 || true
 "$repo/scripts/cluster.sh" start -n 4 -g 8
+echo "  allocation tree ($BUDGET_TREE_JSON): llm 50% (pretrain 70%, posttrain 30%), robotics 30%, science 20%"
 [ $keep = 1 ] || trap '"$repo/scripts/cluster.sh" stop >/dev/null' EXIT
 show sinfo -N -o '%N %G %T'
 show bash -c "scontrol show config | grep -E '^(JobSubmitPlugins|PriorityType|SchedulerType|SelectType|PreemptType) '"
@@ -54,9 +70,51 @@ try sbatch --min-runtime=9:00:00 --wrap true
 try sbatch --min-runtime=abc --wrap true
 try sbatch --min-runtime=2:00:00 --time=1:00:00 --wrap true
 
-title "5. Outcome"
 for j in $a $b $c; do wait_done "$j" 60; done
-show squeue -t all -o '%.6i %.18j %.10a %.10T %.12M %R'
+
+title "5. Fair share: robotics fills the cluster; who goes next?"
+job() { sbatch --parsable -A "$1" -N "${3:-1}" --gres=gpu:8 --min-runtime="$2" --resumable -J "$1" -o /dev/null --wrap 'sleep 600'; }
+r=()
+for i in 1 2 3 4; do r+=("$(job robotics 0:20)"); done
+wait_running() { local deadline=$((SECONDS + ${2:-60})); while [ $SECONDS -lt $deadline ]; do [ "$(squeue -h -j "$1" -o %T)" = RUNNING ] && return 0; sleep 0.5; done; return 1; }
+for j in "${r[@]}"; do wait_running "$j" 60; done
+echo "  robotics runs 4 x 8 GPUs, protected for 20 s. Now pretrain, science and robotics each queue a whole-node job:"
+p=$(job pretrain 0:20); s=$(job science 0:20); q=$(job robotics 0:20)
+sleep 5   # two recompute passes
+show squeue -t PD -S -p -o '%.6i %.10a %.12Q %.10T %R'
+show sprio -l
+echo "  robotics used its share and more: its job is last. pretrain and science have used nothing."
+
+title "6. Time slicing at contract end: after 20 s, over-served robotics yields to the waiting teams"
+wait_running "$p" 90 && wait_running "$s" 30
+show squeue -t all -o '%.6i %.10a %.10T %.10M %R' -S i
+victim=$(for j in "${r[@]}"; do [ "$(scontrol show job "$j" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')" -ge 1 ] && echo "$j" && break; done)
+if [ -n "$victim" ]; then
+  echo "  robotics job $victim was requeued (it is --resumable); it says why:"
+  scontrol show job "$victim" | grep -E '^ *Comment=' | sed 's/^ */  /'
+fi
+
+title "7. Drain at contract end: a node marked for repair empties itself as protections end"
+node=$(squeue -h -j "$p" -o %N)
+show scontrol update nodename="$node" state=drain reason=repair
+sleep 3
+scontrol show node "$node" | grep -E '^ *Reason=' | sed 's/^ */  /'
+deadline=$((SECONDS + 60))
+while [ $SECONDS -lt $deadline ] && [ -n "$(squeue -h -w "$node" -t R)" ]; do sleep 1; done
+show sinfo -N -o '%N %.8t %E'
+
+title "8. The budget report for managers, and why a job waits"
+SBUDGET=$BUILD_DIR/src/sbudget/sbudget
+sleep 3
+show "$SBUDGET" -l
+pending=$(squeue -h -t PD -o %i | head -n 1)
+[ -n "$pending" ] && show "$SBUDGET" explain "$pending"
+[ -n "$victim" ] && show "$SBUDGET" explain "$victim"
+
+title "9. The policy simulator: the Ai2 debug-vs-training case under four policies"
+show "$BUILD_DIR/src/sim/budget-sim" --generate "$repo/scenarios/debug_vs_training/scenario.json" \
+  --tree "$repo/scenarios/debug_vs_training/tree.json" --config "$repo/scenarios/debug_vs_training/budget.conf" \
+  --nodes 16 --horizon 7-0 --policy budget,fairtree,priority,fifo
 echo
 echo "Demo done. Logs: $CLUSTER_DIR/log.  Keep a cluster to play with: scripts/demo.sh --keep; then"
 echo "  export SLURM_CONF=$SLURM_CONF"
