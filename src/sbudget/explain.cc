@@ -1,6 +1,8 @@
 // sbudget explain (explain.h).
 #include "sbudget/explain.h"
 
+#include "libbudget/preemption_note.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -151,9 +153,20 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::strin
                                std::to_string(p.preempted_by) + ", rule \"" + p.rule + "\"; " +
                                (p.action == "requeue" ? "requeued (resumable)"
                                                       : "cancelled (not resumable)"));
+    return;
+  }
+  budget::PreemptionNote note;
+  if (slurm != nullptr && budget::ParsePreemptionNote(slurm->comment, &note)) {
+    // The note on the job itself (sched/timeslice writes it at preemption).
+    bool cancelled = slurm->state == "CANCELLED";
+    Line(out, "preempted", "at " + note.at + " by job " + std::to_string(note.preempted_by) + ", rule \"" +
+                               note.rule + "\"; " +
+                               (cancelled ? "cancelled (not resumable)"
+                                          : "requeued (resumable), " + std::to_string(slurm->restart_count) +
+                                                " restart(s) so far"));
   } else if (slurm != nullptr && slurm->restart_count > 0) {
     Line(out, "requeued", std::to_string(slurm->restart_count) +
-                              " time(s); the snapshot holds no preemption record for it");
+                              " time(s); neither the snapshot nor the job records a preemption");
   }
 }
 
@@ -198,6 +211,7 @@ budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const ReportSn
     Line(out, "budget", snapshot == nullptr
                             ? "no budget snapshot to explain its place"
                             : "not in the budget snapshot (finished, or newer than the snapshot)");
+    ExplainPreemption(slurm, nullptr, out);
     return budget::Status::Ok();
   }
   ExplainAllocation(*snapshot, *job, out);

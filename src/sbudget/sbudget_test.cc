@@ -407,6 +407,17 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
   AssertContains(out, "contract    none recorded");
   AssertContains(out, "not in the budget snapshot");
+  AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
+  // The note sched/timeslice leaves on the job's Comment names the preemptor
+  // and the rule even when the snapshot has no record of it.
+  slurm.state = "PENDING";
+  slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: over-served allocation)";
+  assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
+  AssertContains(out, "preempted   at 2026-11-29T10:02:16 by job 8, rule \"over-served allocation\"; "
+                      "requeued (resumable), 2 restart(s) so far");
+  slurm.state = "CANCELLED";
+  assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
+  AssertContains(out, "rule \"over-served allocation\"; cancelled (not resumable)");
   // Neither knows it.
   Status st = sbudget::ExplainJob(998, nullptr, &s, kNow, &out);
   assert_true(st.IsNotFound());

@@ -49,6 +49,7 @@ budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
   job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
   job.account = OrEmpty(j.account);
   job.admin_comment = OrEmpty(j.admin_comment);
+  job.comment = OrEmpty(j.comment);
   job.priority = j.priority;
   job.submit_time = j.submit_time;
   job.start_time = (j.job_state & JOB_STATE_BASE) == JOB_PENDING ? 0 : j.start_time;

@@ -89,6 +89,9 @@ check "b1 waits while a1 is protected" state_is "$b1" PENDING
 check "a1 (resumable) is requeued right after its protection ends" poll 10 requeued "$a1"
 check "a1 shows who preempted it and the rule" comment_has "$a1" "preempted by job $b1 at "
 check "the rule is the over-served allocation" comment_has "$a1" "(rule: over-served allocation)"
+explain_has() { local out; out=$("$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1); contains "$2" "$out"; }
+check "sbudget explain names a1's preemptor and rule" \
+  explain_has "$a1" "by job $b1, rule \"over-served allocation\"; requeued (resumable)"
 check "b1 runs" wait_state "$b1" RUNNING 20
 check "a1 left both of its nodes (never half-preempted): one node busy, with b1" poll 10 busy_nodes_are 1
 check "the log names preemptor, preemptee, both usage ratios and the rule" \
