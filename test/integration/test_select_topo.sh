@@ -240,7 +240,7 @@ read -r hero topo_wait < <(hero_run 45)
 check "the whole-cluster hero job starts within 45 s while small jobs keep arriving" test "$topo_wait" != pending
 check "the stream kept arriving while it waited (>= 10 jobs submitted after it)" test "$(submitted_after "$hero")" -ge 10
 check "the log names the nodes held for it" grep -q "select/topo: JobId=$hero first in line" "$CLUSTER_DIR/log/slurmctld.log"
-check "the hold is released once it starts" grep -q "hold for JobId=$hero released" "$CLUSTER_DIR/log/slurmctld.log"
+check "the hold is released once it starts" poll 20 grep -q "hold for JobId=$hero released" "$CLUSTER_DIR/log/slurmctld.log"
 grep "select/topo: JobId=$hero\|hold for JobId=$hero" "$CLUSTER_DIR/log/slurmctld.log" | sed 's/^/     | /'
 cluster_stop
 
