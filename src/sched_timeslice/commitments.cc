@@ -1,9 +1,10 @@
 // Commitments: see commitments.h.
 #include "sched_timeslice/commitments.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace timeslice {
 
@@ -22,33 +23,40 @@ bool ParsePreemptedBy(const std::string& comment, uint32_t* preemptor, budget::T
   return true;
 }
 
-std::vector<double> CommittedUsage(const std::vector<JobFacts>& jobs, const StandingsView& view,
-                                   budget::TimePoint now) {
-  std::vector<double> committed(view.standings.size(), 0.0);
-  std::unordered_set<uint32_t> granted;
+std::vector<budget::GrantedPreemptor> GrantedPreemptorsOf(const std::vector<JobFacts>& jobs,
+                                                          const StandingsView& view) {
+  std::unordered_map<uint32_t, budget::TimePoint> latest_grant;
   for (const JobFacts& job : jobs) {
     uint32_t preemptor = 0;
     budget::TimePoint at = 0;
-    if (ParsePreemptedBy(job.comment, &preemptor, &at) && now - at <= kGrantTtl) granted.insert(preemptor);
+    if (!ParsePreemptedBy(job.comment, &preemptor, &at)) continue;
+    auto [it, inserted] = latest_grant.emplace(preemptor, at);
+    if (!inserted) it->second = std::max(it->second, at);
   }
+  std::vector<budget::GrantedPreemptor> granted;
   for (const JobFacts& job : jobs) {
-    if (job.contract.min_runtime <= 0) continue;
-    int32_t allocation = view.AllocationOf(job.account, job.user);
-    if (allocation < 0 || static_cast<size_t>(allocation) >= committed.size()) continue;
-    double gpus = double(job.gpus_per_node) * job.node_count;
-    if (job.running) {
-      budget::TimePoint end = job.start + job.contract.min_runtime;
-      if (end > now) committed[allocation] += gpus * double(end - now);
-    } else if (job.pending && granted.count(job.job_id)) {
-      committed[allocation] += gpus * double(job.contract.min_runtime);
-    }
+    if (!job.pending) continue;
+    auto grant = latest_grant.find(job.job_id);
+    if (grant == latest_grant.end()) continue;
+    budget::GrantedPreemptor g;
+    g.job_id = job.job_id;
+    g.allocation = view.AllocationOf(job.account, job.user);
+    g.gpus = uint64_t{job.gpus_per_node} * job.node_count;
+    g.min_runtime = job.contract.min_runtime;
+    g.granted_at = grant->second;
+    granted.push_back(g);
   }
-  return committed;
+  return granted;
 }
 
-std::vector<budget::Standing> WithCommitments(const StandingsView& view, const std::vector<double>& committed) {
+std::vector<budget::Standing> StandingsWithCommitments(const std::vector<JobFacts>& jobs,
+                                                       const StandingsView& view, budget::TimePoint now) {
+  std::vector<budget::RunningJob> running;
+  for (const JobFacts& job : jobs) {
+    if (job.running) running.push_back(RunningJobOf(job, view));
+  }
   std::vector<budget::Standing> standings = view.standings;
-  for (size_t i = 0; i < standings.size() && i < committed.size(); ++i) standings[i].window_usage += committed[i];
+  budget::AddCommitments(running, GrantedPreemptorsOf(jobs, view), now, &standings);
   return standings;
 }
 

@@ -151,8 +151,8 @@ void TimeslicePlanner::PlanTimeslice(const std::vector<JobFacts>& jobs, const st
     candidates.push_back(job);
   }
   // The preemptor's projection counts its team's protected runs and
-  // preemptions under way (commitments.h).
-  std::vector<budget::Standing> standings = WithCommitments(view, CommittedUsage(jobs, view, now));
+  // preemptions under way (the core's commitments.h).
+  std::vector<budget::Standing> standings = StandingsWithCommitments(jobs, view, now);
   budget::PreemptionPlan choice;
   budget::Status st = budget::ChoosePreemption(shape, candidates, states, standings, view.scale, now, &choice);
   if (!st.ok()) {

@@ -15,7 +15,8 @@
 //     the fair-share order; ties to the lower job id) that cannot start gets
 //     the set of running jobs the core chooses: past their protection, of
 //     allocations ranked behind it under the no-ping-pong rule (its team's
-//     usage raised by its commitments, commitments.h), or unallocated; gang-safe and never more than needed; nothing if no set
+//     usage raised by its commitments, libbudget/commitments.h), or
+//     unallocated; gang-safe and never more than needed; nothing if no set
 //     suffices. Jobs already leaving by (a) are not chosen again, and their
 //     GPUs are not counted free (they are still held until they end).
 //     Completing jobs hold no GPUs here: a job whose victims are still

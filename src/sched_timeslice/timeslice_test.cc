@@ -351,27 +351,39 @@ void test_parse_preempted_by(void**) {
   assert_false(timeslice::ParsePreemptedBy("", &id, &at));
 }
 
-void test_commitments_count_protected_runs_and_grants(void**) {
+void test_commitments_read_grants_from_the_victims_notes(void**) {
   auto view = RankedView(TempDir());
   JobFacts victim = RunningFacts(1, "teamb", kNow - 100, 20, {0}, 8);
   victim.running = false;
   victim.pending = true;
   victim.comment = "preempted by job 2 at " + timeslice::IsoTime(kNow - 5) + " (rule: over-served allocation)";
+  JobFacts older_victim = RunningFacts(9, "teamb", kNow - 100, 20, {0}, 8);
+  older_victim.running = false;
+  older_victim.pending = true;
+  older_victim.comment = "preempted by job 2 at " + timeslice::IsoTime(kNow - 50) + " (rule: unallocated)";
   std::vector<JobFacts> jobs = {
       victim,
+      older_victim,
       PendingFacts(2, "teama", 20, 1, 8, 100),               // granted: 8 x 20 = 160
       PendingFacts(3, "teama", 20, 1, 8, 100),               // not granted: 0
       RunningFacts(4, "teama", kNow - 5, 20, {1}, 8),        // protected 15 s more: 8 x 15 = 120
       RunningFacts(5, "teamb", kNow - 100, 20, {1}, 8),      // protection over: 0
   };
-  std::vector<double> committed = timeslice::CommittedUsage(jobs, *view, kNow);
-  // teama (index 1): 160 + 120 = 280; teamb (index 2): 0.
-  assert_true(committed[1] == 280.0);
-  assert_true(committed[2] == 0.0);
+  // Job 2 is named twice: one grant, at the later time kNow - 5.
+  std::vector<budget::GrantedPreemptor> granted = timeslice::GrantedPreemptorsOf(jobs, *view);
+  assert_int_equal(granted.size(), 1);
+  assert_int_equal(granted[0].job_id, 2);
+  assert_int_equal(granted[0].allocation, 1);
+  assert_int_equal(granted[0].gpus, 8);
+  assert_int_equal(granted[0].granted_at, kNow - 5);
+  std::vector<budget::Standing> standings = timeslice::StandingsWithCommitments(jobs, *view, kNow);
+  // teama (index 1): 480 + 160 + 120 = 760; teamb (index 2): 4800 + 0.
+  assert_true(standings[1].window_usage == 760.0);
+  assert_true(standings[2].window_usage == 4800.0);
   // At kNow + 56 the grant is 61 s old (> kGrantTtl = 60 s) and job 4's
-  // protection (until kNow + 15) is over: 0.
-  committed = timeslice::CommittedUsage(jobs, *view, kNow + 56);
-  assert_true(committed[1] == 0.0);
+  // protection (until kNow + 15) is over: 480 + 0.
+  standings = timeslice::StandingsWithCommitments(jobs, *view, kNow + 56);
+  assert_true(standings[1].window_usage == 480.0);
 }
 
 void test_second_preemption_of_a_team_counts_the_first(void**) {
@@ -409,7 +421,7 @@ int main() {
       cmocka_unit_test(test_timeslice_never_by_the_team_behind),
       cmocka_unit_test(test_timeslice_takes_a_multi_node_job_whole_and_no_more),
       cmocka_unit_test(test_parse_preempted_by),
-      cmocka_unit_test(test_commitments_count_protected_runs_and_grants),
+      cmocka_unit_test(test_commitments_read_grants_from_the_victims_notes),
       cmocka_unit_test(test_second_preemption_of_a_team_counts_the_first),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -1,5 +1,6 @@
 #include "sim/budget_policy.h"
 
+#include "libbudget/commitments.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/time_string.h"
 
@@ -139,12 +140,9 @@ RunningJob BudgetPolicy::RunningRecord(uint32_t job) const {
 
 void BudgetPolicy::AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
                                   std::vector<Standing>* standings) const {
-  for (const RunningJob& r : running) {
-    if (!r.allocated() || !r.IsProtectedAt(now)) continue;
-    if (r.allocation < 0 || size_t(r.allocation) >= standings->size()) continue;
-    (*standings)[r.allocation].window_usage +=
-        double(r.total_gpus()) * double(r.protection_end() - now);
-  }
+  // A preemptor starts at the instant of its grant here, so the running
+  // jobs' protected runs are all the commitments there are.
+  budget::AddCommitments(running, {}, now, standings);
 }
 
 ClusterScale BudgetPolicy::scale() const {

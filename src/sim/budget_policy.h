@@ -10,14 +10,13 @@
 //     usage and demand of each node; waiting jobs in the core's job order
 //     (allocated before unallocated, node rank, user priority, submit, id);
 //   - preemption: ChoosePreemption on the contract records (min-runtime
-//     protection, unallocated first, no ping-pong, gang), with the
-//     commitments sched/timeslice adds (src/sched_timeslice/commitments.h):
-//     each allocation's window usage is raised by gpus x (protection end -
-//     now) of its running jobs still protected, so that the k-th preemption
-//     of a team projects k protected runs. (sched/timeslice also counts
-//     preemptors granted in the last minute that have not started yet; in
-//     the simulator a preemptor starts at once, so the first term covers
-//     it.)
+//     protection, unallocated first, no ping-pong, gang), on standings
+//     raised by the core's commitments (libbudget/commitments.h, the call
+//     sched/timeslice makes): each allocation's window usage grows by
+//     gpus x (protection end - now) of its running jobs still protected, so
+//     that the k-th preemption of a team projects k protected runs. The
+//     core's second term, preemptors granted but not started yet, is always
+//     empty here: in the simulator a preemptor starts at its grant.
 // The ledger's unallocated and demand series are not charged: only the
 // allocated series ranks jobs, and the simulator measures service itself.
 #ifndef SLURM_BUDGET_SIM_BUDGET_POLICY_H_

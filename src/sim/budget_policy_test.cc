@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "libbudget/commitments.h"
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
 #include "libbudget/packing.h"
@@ -134,13 +135,11 @@ class CoreReplay {
         PreemptionPlan plan;
         std::vector<RunningJob> running;
         for (const auto& [id, r] : running_) running.push_back(r);
-        // sched/timeslice's commitments (commitments.h): the protected
-        // runs under way raise their allocation's window usage.
+        // The core's commitments (libbudget/commitments.h), as
+        // sched/timeslice adds them: the protected runs under way raise
+        // their allocation's window usage; no grant is ever outstanding.
         std::vector<Standing> standings = order_.standings();
-        for (const RunningJob& r : running)
-          if (r.allocated() && r.IsProtectedAt(d.time))
-            standings[r.allocation].window_usage +=
-                double(r.total_gpus()) * double(r.protection_end() - d.time);
+        budget::AddCommitments(running, {}, d.time, &standings);
         Status st = ChoosePreemption(Shape(start.job_id), running, nodes_, standings,
                                      ClusterScale{nodes_.size() * 8, ledger_.options().window},
                                      d.time, &plan);
