@@ -1,5 +1,7 @@
 #include "libbudget/preemption_note.h"
 
+#include <ctime>
+
 namespace budget {
 namespace {
 
@@ -9,11 +11,44 @@ bool ConsumePrefix(std::string_view* s, std::string_view prefix) {
   return true;
 }
 
+constexpr char kNotePrefix[] = "preempted by job ";
+constexpr char kTimeFormat[] = "%Y-%m-%dT%H:%M:%S";
+// YYYY-MM-DDTHH:MM:SS
+constexpr size_t kTimeLength = 19;
+
+// `text` (kTimeLength characters) as local time; false if it is no time.
+bool ReadLocalTime(std::string_view text, TimePoint* out) {
+  std::string copy(text);
+  struct tm tm = {};
+  const char* end = strptime(copy.c_str(), kTimeFormat, &tm);
+  if (end == nullptr || *end != '\0') return false;
+  tm.tm_isdst = -1;  // let the zone decide, as the writer's localtime_r did
+  time_t t = mktime(&tm);
+  if (t == static_cast<time_t>(-1)) return false;
+  *out = static_cast<TimePoint>(t);
+  return true;
+}
+
 }  // namespace
+
+std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::string_view rule) {
+  time_t t = static_cast<time_t>(at);
+  struct tm tm = {};
+  char when[32] = "0000-00-00T00:00:00";
+  if (localtime_r(&t, &tm) != nullptr) strftime(when, sizeof(when), kTimeFormat, &tm);
+  std::string note = kNotePrefix;
+  note += std::to_string(preempted_by);
+  note += " at ";
+  note += when;
+  note += " (rule: ";
+  note += rule;
+  note += ")";
+  return note;
+}
 
 bool ParsePreemptionNote(std::string_view comment, PreemptionNote* out) {
   std::string_view s = comment;
-  if (!ConsumePrefix(&s, "preempted by job ")) return false;
+  if (!ConsumePrefix(&s, kNotePrefix)) return false;
   uint64_t id = 0;
   size_t digits = 0;
   while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9' && digits < 10) {
@@ -24,15 +59,17 @@ bool ParsePreemptionNote(std::string_view comment, PreemptionNote* out) {
   s.remove_prefix(digits);
   if (!ConsumePrefix(&s, " at ")) return false;
   size_t space = s.find(' ');
-  // YYYY-MM-DDTHH:MM:SS is 19 characters.
-  if (space != 19 || s[4] != '-' || s[10] != 'T') return false;
+  if (space != kTimeLength || s[4] != '-' || s[10] != 'T') return false;
   std::string_view at = s.substr(0, space);
+  TimePoint at_time = 0;
+  if (!ReadLocalTime(at, &at_time)) return false;
   s.remove_prefix(space);
   if (!ConsumePrefix(&s, " (rule: ")) return false;
   size_t close = s.find(')');
   if (close == std::string_view::npos || close == 0) return false;
   out->preempted_by = static_cast<uint32_t>(id);
   out->at = std::string(at);
+  out->at_time = at_time;
   out->rule = std::string(s.substr(0, close));
   return true;
 }

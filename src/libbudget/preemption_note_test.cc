@@ -1,6 +1,11 @@
 // Tests of the preemption note read back from a job's Comment.
 #include "libbudget/test_support.h"
 
+#include <stdlib.h>
+#include <time.h>
+
+#include <string>
+
 #include "libbudget/preemption_note.h"
 
 namespace {
@@ -29,6 +34,9 @@ void test_anything_else_is_not_a_note(void**) {
       "preempted by job 8 at 2026-11-29T10:02:16 (rule: )",
       "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated",
       "preempted by job 8",
+      "preempted by job 8 at 2026-13-29T10:02:16 (rule: unallocated)",  // month 13
+      "preempted by job 8 at 2026-11-29T25:02:16 (rule: unallocated)",  // hour 25
+      "preempted by job 8 at 2026-11-29Txx:02:16 (rule: unallocated)",
   };
   for (const char* text : bad) {
     budget::PreemptionNote n;
@@ -38,12 +46,90 @@ void test_anything_else_is_not_a_note(void**) {
   }
 }
 
+// Runs with the process's time zone set to `zone`, restoring it after.
+class ZoneForTest {
+ public:
+  explicit ZoneForTest(const char* zone) {
+    const char* old = getenv("TZ");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("TZ", zone, 1);
+    tzset();
+  }
+  ~ZoneForTest() {
+    if (had_) {
+      setenv("TZ", old_.c_str(), 1);
+    } else {
+      unsetenv("TZ");
+    }
+    tzset();
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+void test_format_writes_the_exact_text(void**) {
+  ZoneForTest utc("UTC");
+  // 1'800'000'000 s = 20833 days + 28800 s; day 20833 after 1970-01-01 is
+  // 2027-01-15, and 28800 s = 08:00:00.
+  assert_string_equal(budget::FormatPreemptionNote(8, 1'800'000'000, "over-served allocation").c_str(),
+                      "preempted by job 8 at 2027-01-15T08:00:00 (rule: over-served allocation)");
+  // The same instant in Berlin (UTC+1 in January) reads 09:00:00.
+  ZoneForTest berlin("Europe/Berlin");
+  assert_string_equal(budget::FormatPreemptionNote(4294967295u, 1'800'000'000, "unallocated").c_str(),
+                      "preempted by job 4294967295 at 2027-01-15T09:00:00 (rule: unallocated)");
+}
+
+void test_format_then_parse_round_trips(void**) {
+  struct Case {
+    const char* zone;
+    uint32_t id;
+    budget::TimePoint at;
+    const char* rule;
+  } cases[] = {
+      {"UTC", 8, 1'800'000'000, "over-served allocation"},
+      {"UTC", 1, 0, "unallocated"},                            // the epoch itself
+      {"Europe/Berlin", 13, 1'800'000'000, "unallocated"},     // winter, UTC+1
+      {"Europe/Berlin", 13, 1'800'000'000 + 182 * 86400, "over-served allocation"},  // summer, UTC+2
+      {"America/New_York", 4294967295u, 1'790'000'000, "over-served allocation"},
+  };
+  for (const Case& c : cases) {
+    ZoneForTest zone(c.zone);
+    std::string text = budget::FormatPreemptionNote(c.id, c.at, c.rule);
+    budget::PreemptionNote n;
+    if (!budget::ParsePreemptionNote(text, &n)) fail_msg("not read back: \"%s\" (%s)", text.c_str(), c.zone);
+    // Every field comes back as written.
+    assert_int_equal(n.preempted_by, c.id);
+    assert_int_equal(n.at_time, c.at);
+    assert_string_equal(n.rule.c_str(), c.rule);
+    // "preempted by job " + id + " at " is followed by n.at.
+    assert_int_equal(text.find(n.at), std::string("preempted by job " + std::to_string(c.id) + " at ").size());
+  }
+}
+
+void test_parse_reads_the_time_as_local_time(void**) {
+  budget::PreemptionNote n;
+  ZoneForTest utc("UTC");
+  assert_true(budget::ParsePreemptionNote("preempted by job 8 at 2027-01-15T08:00:00 (rule: unallocated)", &n));
+  // As above: 2027-01-15T08:00:00 UTC = 1'800'000'000.
+  assert_int_equal(n.at_time, 1'800'000'000);
+  ZoneForTest berlin("Europe/Berlin");
+  assert_true(budget::ParsePreemptionNote("preempted by job 8 at 2027-01-15T08:00:00 (rule: unallocated)", &n));
+  // 08:00 in Berlin (UTC+1) is 07:00 UTC: 1'800'000'000 - 3600.
+  assert_int_equal(n.at_time, 1'800'000'000 - 3600);
+}
+
 }  // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reads_the_note_sched_timeslice_writes),
       cmocka_unit_test(test_anything_else_is_not_a_note),
+      cmocka_unit_test(test_format_writes_the_exact_text),
+      cmocka_unit_test(test_format_then_parse_round_trips),
+      cmocka_unit_test(test_parse_reads_the_time_as_local_time),
   };
   return cmocka_run_group_tests_name("preemption_note", tests, nullptr, nullptr);
 }

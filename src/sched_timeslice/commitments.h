@@ -4,18 +4,17 @@
 //
 //   - running jobs: the contract records (RunningJobOf);
 //   - granted preemptors: the waiting jobs that a preemption note on some
-//     other job's Comment names as preemptor ("preempted by job P at T",
-//     written by both timeslice modules), with the latest T. Reading the
-//     grants from the job records is what lets a preemption by Slurm's
-//     scheduler (preempt/timeslice) and one by the time slicing thread
-//     (sched/timeslice) see each other.
+//     other job's Comment names as preemptor ("preempted by job P at T ...",
+//     written by both timeslice modules and read with the core's
+//     ParsePreemptionNote, libbudget/preemption_note.h), with the latest T.
+//     Reading the grants from the job records is what lets a preemption by
+//     Slurm's scheduler (preempt/timeslice) and one by the time slicing
+//     thread (sched/timeslice) see each other.
 //
 // Thread safety: plain functions over values.
 #ifndef SLURM_BUDGET_SCHED_TIMESLICE_COMMITMENTS_H_
 #define SLURM_BUDGET_SCHED_TIMESLICE_COMMITMENTS_H_
 
-#include <cstdint>
-#include <string>
 #include <vector>
 
 #include "libbudget/commitments.h"
@@ -24,10 +23,6 @@
 #include "sched_timeslice/standings_cache.h"
 
 namespace timeslice {
-
-// Reads "preempted by job <id> at <YYYY-MM-DDTHH:MM:SS>" (local time) from
-// a job's Comment. False if the comment is not one.
-bool ParsePreemptedBy(const std::string& comment, uint32_t* preemptor, budget::TimePoint* at);
 
 // The waiting jobs of `jobs` granted a preemption, as the core wants them.
 std::vector<budget::GrantedPreemptor> GrantedPreemptorsOf(const std::vector<JobFacts>& jobs,

@@ -4,7 +4,8 @@
 // node's reason.
 //
 // The reason goes into the job's Comment, which `scontrol show job` and
-// `squeue -o %k` show and sbudget reads, e.g.
+// `squeue -o %k` show and sbudget reads, e.g. the core's preemption note
+// (libbudget/preemption_note.h FormatPreemptionNote)
 //   preempted by job 13 at 2026-11-29T09:10:00 (rule: unallocated)
 // Slurm's own state_desc is overwritten by the requeue, the Comment is not.
 #ifndef SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_

@@ -45,6 +45,7 @@
 
 #include "libbudget/config.h"
 #include "libbudget/preempt.h"
+#include "libbudget/preemption_note.h"
 #include "sched_timeslice/job_actions.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/slurm_headers.h"
@@ -152,8 +153,7 @@ void RecordPreemption(job_record_t* job) {
   timeslice::JobFacts facts = timeslice::FactsOfJob(job, g_state->default_min_runtime);
   const char* action = budget::PreemptActionName(budget::ActionWhenPreempted(facts.contract.resumable));
   const char* rule = budget::PreemptVerdictName(j.verdict);
-  timeslice::SetJobComment(job, "preempted by job " + std::to_string(j.preemptor) + " at " +
-                                    timeslice::IsoTime(now) + " (rule: " + rule + ")");
+  timeslice::SetJobComment(job, budget::FormatPreemptionNote(j.preemptor, now, rule));
   timeslice::TimesliceCounts counts;
   budget::Status st = timeslice::AddToCounts(g_state->state_dir + "/" + timeslice::kStateFileName, 1, 0, now, &counts);
   Log("job " + std::to_string(j.preemptor) + " (" + j.preemptor_path + ", usage ratio " +

@@ -8,6 +8,7 @@
 
 #include "libbudget/drain.h"
 #include "libbudget/preempt.h"
+#include "libbudget/preemption_note.h"
 #include "sched_timeslice/commitments.h"
 #include "sched_timeslice/iso_time.h"
 
@@ -170,7 +171,7 @@ void TimeslicePlanner::PlanTimeslice(const std::vector<JobFacts>& jobs, const st
     p.job_id = v.job_id;
     p.start = job->start;
     p.action = v.action;
-    p.comment = "preempted by job " + std::to_string(top->job_id) + " at " + IsoTime(now) + " (rule: " + rule + ")";
+    p.comment = budget::FormatPreemptionNote(top->job_id, now, rule);
     const std::string& victim_path = view.PathOf(v.allocation);
     p.log = "job " + std::to_string(top->job_id) + " (" + view.PathOf(shape.allocation) + ", usage ratio " +
             Ratio(view.StandingOf(shape.allocation).usage_ratio) + ", projected " +

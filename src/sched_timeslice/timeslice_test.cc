@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "libbudget/preempt.h"
+#include "libbudget/preemption_note.h"
 #include "libbudget/report_snapshot.h"
 #include "sched_timeslice/commitments.h"
-#include "sched_timeslice/iso_time.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/standings_cache.h"
 #include "sched_timeslice/state_counts.h"
@@ -300,8 +300,14 @@ void test_timeslice_waits_for_protection_then_preempts(void**) {
   assert_int_equal(plan.preemptions.size(), 1);
   assert_int_equal(plan.preemptions[0].job_id, 5);
   assert_false(plan.preemptions[0].for_drain);
-  assert_non_null(strstr(plan.preemptions[0].comment.c_str(), "preempted by job 6"));
-  assert_non_null(strstr(plan.preemptions[0].comment.c_str(), "rule: over-served allocation"));
+  // The core's note: "preempted by job 6 at <kNow + 10> (rule: over-served
+  // allocation)", which sbudget and the commitments read back.
+  assert_string_equal(plan.preemptions[0].comment.c_str(),
+                      budget::FormatPreemptionNote(6, kNow + 10, "over-served allocation").c_str());
+  budget::PreemptionNote note;
+  assert_true(budget::ParsePreemptionNote(plan.preemptions[0].comment, &note));
+  assert_int_equal(note.preempted_by, 6);
+  assert_int_equal(note.at_time, kNow + 10);
 }
 
 void test_timeslice_never_by_the_team_behind(void**) {
@@ -339,28 +345,16 @@ void test_timeslice_takes_a_multi_node_job_whole_and_no_more(void**) {
 
 // --- Commitments ------------------------------------------------------------------
 
-void test_parse_preempted_by(void**) {
-  uint32_t id = 0;
-  TimePoint at = 0;
-  std::string comment = "preempted by job 13 at " + timeslice::IsoTime(kNow) + " (rule: unallocated)";
-  assert_true(timeslice::ParsePreemptedBy(comment, &id, &at));
-  assert_int_equal(id, 13);
-  assert_int_equal(at, kNow);
-  assert_false(timeslice::ParsePreemptedBy("requeued at 2026-11-29T09:10:00: node n1 is draining", &id, &at));
-  assert_false(timeslice::ParsePreemptedBy("preempted by job x at now", &id, &at));
-  assert_false(timeslice::ParsePreemptedBy("", &id, &at));
-}
-
 void test_commitments_read_grants_from_the_victims_notes(void**) {
   auto view = RankedView(TempDir());
   JobFacts victim = RunningFacts(1, "teamb", kNow - 100, 20, {0}, 8);
   victim.running = false;
   victim.pending = true;
-  victim.comment = "preempted by job 2 at " + timeslice::IsoTime(kNow - 5) + " (rule: over-served allocation)";
+  victim.comment = budget::FormatPreemptionNote(2, kNow - 5, "over-served allocation");
   JobFacts older_victim = RunningFacts(9, "teamb", kNow - 100, 20, {0}, 8);
   older_victim.running = false;
   older_victim.pending = true;
-  older_victim.comment = "preempted by job 2 at " + timeslice::IsoTime(kNow - 50) + " (rule: unallocated)";
+  older_victim.comment = budget::FormatPreemptionNote(2, kNow - 50, "unallocated");
   std::vector<JobFacts> jobs = {
       victim,
       older_victim,
@@ -420,7 +414,6 @@ int main() {
       cmocka_unit_test(test_timeslice_waits_for_protection_then_preempts),
       cmocka_unit_test(test_timeslice_never_by_the_team_behind),
       cmocka_unit_test(test_timeslice_takes_a_multi_node_job_whole_and_no_more),
-      cmocka_unit_test(test_parse_preempted_by),
       cmocka_unit_test(test_commitments_read_grants_from_the_victims_notes),
       cmocka_unit_test(test_second_preemption_of_a_team_counts_the_first),
   };
