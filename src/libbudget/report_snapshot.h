@@ -249,7 +249,9 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
                                                      TimePoint now, const Ledger& ledger);
 
 // Fills, for every job, has_node/rank/allocated/priority/fairshare from the
-// order (the job's node_path looked up in `tree`), and queue_position of the
+// order (the job's node_path looked up in `tree`; a job with no node, or
+// whose path the tree does not hold, is unallocated whatever its
+// min_runtime), and queue_position of the
 // pending jobs by the core's job order (FairShareOrder::SortJobs). The
 // plugin fills the raw facts (id, state, user, account, node_path, gpus,
 // contract, times, preemption) and calls this last.

@@ -287,12 +287,12 @@ void TestMalformedDocumentsAreRefusedByPath(void**) {
       {SampleWith("\"generated_at\":1700000000,", ""), "$.generated_at: missing"},
       {SampleWith("\"window\":604800", "\"window\":\"7-0\""), "$.window: must be an integer"},
       {SampleWith("\"window\":604800", "\"window\":0"), "$.window: must lie in [1, "},
-      {SampleWith("\"capacity_gpus\":64.0", "\"capacity_gpus\":null"),
+      {SampleWith("\"capacity_gpus\":64", "\"capacity_gpus\":null"),
        "$.capacity_gpus: must be a number, got null"},
       {SampleWith("\"nodes\":[", "\"nodes\":[1,"), "$.nodes[0]: must be an object"},
       {SampleWith("\"owners\":[\"director\"]", "\"owners\":[7]"),
        "$.nodes[0].owners[0]: must be a string"},
-      {SampleWith("\"share\":50.0", "\"share\":\"50\""), "$.nodes[1].share: must be a number"},
+      {SampleWith("\"share\":50", "\"share\":\"50\""), "$.nodes[1].share: must be a number"},
       {SampleWith("\"rank\":0", "\"rank\":-1"), "$.nodes[1].rank: must lie in [0, "},
       {SampleWith("\"state\":\"pending\"", "\"state\":\"lost\""),
        "$.jobs[0].state: must be pending, running or preempted, got 'lost'"},
@@ -301,7 +301,7 @@ void TestMalformedDocumentsAreRefusedByPath(void**) {
       {SampleWith("\"preempted_by\"", "\"by\""),
        "$.jobs[1].preemption.preempted_by: missing"},
       {SampleWith("\"preemption\":{", "\"preemption\":7,\"p\":{"), "$.jobs[1].preemption: must be an object"},
-      {SampleWith("\"owed\":[7200.0", "\"owed\":[7200.0,1"),
+      {SampleWith("\"owed\":[7200", "\"owed\":[7200,1"),
        "$.history[0].owed: must have as many values as delivered (2), got 3"},
       {SampleWith("\"history\":[", "\"history\":7,\"x\":["), "$.history: must be an array"},
   };
@@ -506,12 +506,14 @@ void TestJobsGetPriorityAndQueuePositionFromTheOrder(void**) {
       job(5, SnapshotJobState::kPending, "", 900, 1),
   };
   budget::RankSnapshotJobs(f.tree, f.order, &jobs);
-  // Allocated first: b (rank 0) job 2, a (rank 1) job 1, then job 5 with no
-  // node; the unallocated job 3 last despite the earliest submit time.
+  // Allocated first: b (rank 0) job 2, a (rank 1) job 1. Job 5 maps to no
+  // node, so it is unallocated despite its min-runtime (as the plugin runs
+  // it); among the unallocated, job 3 on b (rank 0) before job 5 (no rank),
+  // although job 5 was submitted first.
   assert_int_equal(jobs[1].queue_position, 0);
   assert_int_equal(jobs[0].queue_position, 1);
-  assert_int_equal(jobs[4].queue_position, 2);
-  assert_int_equal(jobs[2].queue_position, 3);
+  assert_int_equal(jobs[2].queue_position, 2);
+  assert_int_equal(jobs[4].queue_position, 3);
   // Running jobs have no place in the queue.
   assert_int_equal(jobs[3].queue_position, SnapshotJob::kNoPosition);
   // Factors: b's rank 0 of 2 ranked nodes -> fairshare 1 - 0/2 = 1;
@@ -522,11 +524,12 @@ void TestJobsGetPriorityAndQueuePositionFromTheOrder(void**) {
   assert_int_equal(jobs[4].rank, FairShareOrder::kNoRank);
   assert_true(jobs[1].allocated);
   assert_false(jobs[2].allocated);
-  // Priorities follow the order: 2 > 1 > 5 > 3, none 0.
+  assert_false(jobs[4].allocated);
+  // Priorities follow the order: 2 > 1 > 3 > 5, none 0.
   assert_true(jobs[1].priority > jobs[0].priority);
-  assert_true(jobs[0].priority > jobs[4].priority);
-  assert_true(jobs[4].priority > jobs[2].priority);
-  assert_true(jobs[2].priority > 0);
+  assert_true(jobs[0].priority > jobs[2].priority);
+  assert_true(jobs[2].priority > jobs[4].priority);
+  assert_true(jobs[4].priority > 0);
 }
 
 }  // namespace

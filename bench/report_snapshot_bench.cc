@@ -1,0 +1,200 @@
+// bench report_snapshot_*: what priority/budget spends writing the sbudget
+// report snapshot (report_snapshot.h) on the benchmark cluster's scale:
+// 20,000 jobs (19,000 pending, 1,000 running) over 1,000 accounts (10
+// programs x 100 accounts), a 7-day window of 5-minute buckets with usage
+// and demand behind every account.
+//
+//   bench report_snapshot_nodes: <ms> ms    BuildSnapshotNodes with the
+//                                           history (owed/delivered per hour)
+//   bench report_snapshot_rank: <ms> ms     RankSnapshotJobs (priorities and
+//                                           queue positions of every job)
+//   bench report_snapshot_format: <ms> ms   FormatReportSnapshot (the JSON)
+//   bench report_snapshot_write: <ms> ms    WriteReportSnapshot (format,
+//                                           write, fsync, rename)
+//   bench report_snapshot_total_cpu: <ms> ms  CPU of nodes + rank + write
+//
+// Medians of kRounds rounds, wall time; the CPU total is the median of the
+// thread's CPU time for the three steps.
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "libbudget/ledger.h"
+#include "libbudget/order.h"
+#include "libbudget/report_snapshot.h"
+#include "libbudget/tree.h"
+
+namespace {
+
+constexpr int kPrograms = 10;
+constexpr int kAccountsPerProgram = 100;
+constexpr int kJobs = 20000;
+constexpr int kRunning = 1000;
+constexpr int kRounds = 7;
+constexpr double kCapacityGpus = 1000;
+constexpr budget::Seconds kWeek = 7 * 86400;
+constexpr budget::Seconds kBucket = 300;
+constexpr budget::TimePoint kStart = 1700000000 / 3600 * 3600;
+
+uint32_t NextRandom(uint64_t* state) {
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return static_cast<uint32_t>(*state >> 33);
+}
+
+std::string AccountName(int program, int account) {
+  char name[32];
+  std::snprintf(name, sizeof name, "acct%04d", program * kAccountsPerProgram + account);
+  return name;
+}
+
+std::string TreeJson() {
+  std::string json = R"({"name":"cluster","owners":["director"],"children":[)";
+  for (int p = 0; p < kPrograms; ++p) {
+    json += (p ? "," : "") + std::string(R"({"name":"prog)") + std::to_string(p) +
+            R"(","share":)" + std::to_string(p + 1) + R"(,"owners":["pi)" + std::to_string(p) +
+            R"("],"children":[)";
+    for (int a = 0; a < kAccountsPerProgram; ++a) {
+      const std::string account = AccountName(p, a);
+      json += (a ? "," : "") + std::string(R"({"name":")") + account + R"(","share":)" +
+              std::to_string(a + 1) + R"(,"account":")" + account + "\"}";
+    }
+    json += "]}";
+  }
+  return json + "]}";
+}
+
+double ThreadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int Fail(const budget::Status& s) {
+  std::fprintf(stderr, "report_snapshot_bench: %s\n", s.message().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main() {
+  budget::AllocationTree tree;
+  budget::Status s = budget::AllocationTree::Parse(TreeJson(), "bench", &tree, nullptr);
+  if (!s.ok()) return Fail(s);
+  std::vector<budget::NodeId> leaves;
+  for (size_t i = 0; i < tree.size(); ++i) {
+    if (tree.node(static_cast<budget::NodeId>(i)).children.empty()) {
+      leaves.push_back(static_cast<budget::NodeId>(i));
+    }
+  }
+
+  budget::Ledger::Options options;
+  options.window = kWeek;
+  options.bucket_width = kBucket;
+  options.report_bucket_width = 3600;
+  budget::Ledger ledger(options);
+  uint64_t state = 1;
+  constexpr budget::Seconds kStretch = 6 * 3600;
+  for (budget::TimePoint t = kStart; t < kStart + kWeek; t += kStretch) {
+    for (budget::NodeId leaf : leaves) {
+      const std::string& path = tree.node(leaf).path;
+      const double gpus = 0.05 + (NextRandom(&state) % 100) / 100.0;
+      ledger.Charge(path, budget::Ledger::Series::kAllocated, t, t + kStretch, gpus);
+      ledger.Charge(path, budget::Ledger::Series::kDemand, t, t + kStretch, 2 * gpus);
+    }
+  }
+  const budget::TimePoint now = kStart + kWeek;
+
+  std::vector<double> usage(tree.size()), demand(tree.size(), 0.0);
+  for (size_t i = 0; i < tree.size(); ++i) {
+    usage[i] = ledger.WindowUsage(tree.node(static_cast<budget::NodeId>(i)).path,
+                                  budget::Ledger::Series::kAllocated, now);
+  }
+  std::vector<budget::SnapshotJob> jobs(kJobs);
+  std::vector<budget::NodeActivity> activity(tree.size());
+  for (int i = 0; i < kJobs; ++i) {
+    budget::SnapshotJob& j = jobs[i];
+    const budget::NodeId leaf = leaves[NextRandom(&state) % leaves.size()];
+    j.job_id = static_cast<uint32_t>(i + 1);
+    j.state = i < kRunning ? budget::SnapshotJobState::kRunning : budget::SnapshotJobState::kPending;
+    j.user = "user" + std::to_string(NextRandom(&state) % 200);
+    j.account = tree.node(leaf).account;
+    j.node_path = tree.node(leaf).path;
+    j.has_node = true;
+    j.gpus = 1 + NextRandom(&state) % 8;
+    j.contract_known = true;
+    j.min_runtime = (NextRandom(&state) % 10 < 8) ? 3600 : 0;
+    j.resumable = NextRandom(&state) % 2;
+    j.user_priority = NextRandom(&state) % 100;
+    j.submit_time = now - NextRandom(&state) % 86400;
+    if (j.state == budget::SnapshotJobState::kRunning) {
+      j.start_time = now - NextRandom(&state) % 7200;
+      if (j.min_runtime > 0) j.protection_end = j.start_time + j.min_runtime;
+      activity[leaf].running_gpus += j.gpus;
+    } else {
+      activity[leaf].pending_gpus += j.gpus;
+      demand[leaf] += j.gpus;
+    }
+  }
+  budget::FairShareOrder order;
+  s = order.Compute(tree, usage, demand, kCapacityGpus, kWeek);
+  if (!s.ok()) return Fail(s);
+
+  char dir[] = "/tmp/report_snapshot_bench.XXXXXX";
+  if (!mkdtemp(dir)) {
+    std::perror("report_snapshot_bench: mkdtemp");
+    return 1;
+  }
+  const std::string file = std::string(dir) + "/" + budget::kReportSnapshotFileName;
+
+  std::vector<double> nodes_ms, rank_ms, format_ms, write_ms, cpu_ms;
+  size_t bytes = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    budget::ReportSnapshot report;
+    report.generated_at = now;
+    report.window = kWeek;
+    report.bucket_width = kBucket;
+    report.capacity_gpus = kCapacityGpus;
+    report.jobs = jobs;
+    const double cpu_start = ThreadCpuMs();
+    auto start = std::chrono::steady_clock::now();
+    s = budget::BuildSnapshotNodes(tree, order, activity, now, &ledger, &report, /*history_max_depth=*/2);
+    if (!s.ok()) return Fail(s);
+    nodes_ms.push_back(MsSince(start));
+    start = std::chrono::steady_clock::now();
+    budget::RankSnapshotJobs(tree, order, &report.jobs);
+    rank_ms.push_back(MsSince(start));
+    start = std::chrono::steady_clock::now();
+    s = budget::WriteReportSnapshot(report, file);
+    if (!s.ok()) return Fail(s);
+    write_ms.push_back(MsSince(start));
+    cpu_ms.push_back(ThreadCpuMs() - cpu_start);
+    start = std::chrono::steady_clock::now();
+    bytes = budget::FormatReportSnapshot(report).size();
+    format_ms.push_back(MsSince(start));
+  }
+  unlink(file.c_str());
+  rmdir(dir);
+  std::fprintf(stderr, "report_snapshot_bench: %zu jobs, %zu tree nodes, %.1f MB of JSON\n", jobs.size(),
+               tree.size(), bytes / 1e6);
+  std::printf("bench report_snapshot_nodes: %.1f ms\n", Median(nodes_ms));
+  std::printf("bench report_snapshot_rank: %.1f ms\n", Median(rank_ms));
+  std::printf("bench report_snapshot_format: %.1f ms\n", Median(format_ms));
+  std::printf("bench report_snapshot_write: %.1f ms\n", Median(write_ms));
+  std::printf("bench report_snapshot_total_cpu: %.1f ms\n", Median(cpu_ms));
+  return 0;
+}
