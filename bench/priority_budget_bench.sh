@@ -137,13 +137,30 @@ say "$pending jobs pending after $((SECONDS - t0)) s"
 
 ctld_pid() { cat "$CLUSTER_DIR/run/slurmctld.mypid"; }
 cpu_seconds() { awk -v tck="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / tck }' "/proc/$(ctld_pid)/stat"; }
-# measure: slurmctld CPU seconds over PERIOD, after WARMUP.
+# thread_cpu: "tid name ticks" for every thread of slurmctld.
+thread_cpu() {
+  local task
+  for task in /proc/"$(ctld_pid)"/task/*; do
+    awk '{ match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2)
+           n = split(substr($0, RSTART + RLENGTH + 1), f, " ")
+           print FILENAME, name, f[12] + f[13] }' "$task/stat" 2>/dev/null
+  done | sed 's|/proc/[0-9]*/task/\([0-9]*\)/stat|\1|'
+}
+# measure LABEL: slurmctld CPU seconds over PERIOD, after WARMUP. The CPU
+# of each thread (by name) over the period goes to stderr.
 measure() {
   sleep "$WARMUP"
-  local start end
+  local start end before
+  before=$(thread_cpu)
   start=$(cpu_seconds)
   sleep "$PERIOD"
   end=$(cpu_seconds)
+  { echo "$before" | sed 's/^/0 /'; thread_cpu | sed 's/^/1 /'; } |
+    awk -v tck="$(getconf CLK_TCK)" -v label="$1" '
+      $1 == 0 { start[$2] = $4; next }
+      { name[$3] = name[$3] ? name[$3] : $3; used[$3] += $4 - start[$2] }
+      END { for (n in used) if (used[n] > 0) printf "priority_budget_bench: %s: thread %s: %.2f s\n", label, n, used[n] / tck }' |
+    sort -t: -k3 -rn >&2
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'
 }
 set_recalc() { sed -i "s/^RecalcInterval=.*/RecalcInterval=$1/" "$CLUSTER_DIR/etc/budget.conf"; }
@@ -164,7 +181,7 @@ echo "bench priority_pass_live: $pass_ms ms"
 set_recalc 60
 mark=$(wc -l < "$log")
 "$cluster" restart-ctld >/dev/null || exit 1
-cpu_budget=$(measure)
+cpu_budget=$(measure budget)
 echo "bench ctld_cpu_budget: $cpu_budget s"
 # Of which the report snapshot for sbudget (CPU of the writes logged in the
 # phase, warm-up included).
@@ -175,6 +192,6 @@ sed -i '/^DebugFlags=Priority$/d' "$conf"
 # Phase 3: the same jobs under priority/multifactor (PriorityCalcPeriod=1 min).
 sed -i 's|^PriorityType=.*|PriorityType=priority/multifactor|' "$conf"
 "$cluster" restart-ctld >/dev/null || exit 1
-cpu_multifactor=$(measure)
+cpu_multifactor=$(measure multifactor)
 echo "bench ctld_cpu_multifactor: $cpu_multifactor s"
 awk -v a="$cpu_budget" -v b="$cpu_multifactor" 'BEGIN { printf "bench ctld_cpu_ratio: %.2f x\n", (b > 0 ? a / b : 0) }'

@@ -1,6 +1,8 @@
 // RecalcThread: see recalc_thread.h.
 #include "priority_budget/recalc_thread.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -114,6 +116,8 @@ budget::Status RecalcThread::Start() {
   }
   last_pass_ = now - config_.recalc_interval;
   thread_ = std::thread(&RecalcThread::Run, this);
+  // Named, so that `top -H` and the benchmark's per-thread CPU table show it.
+  pthread_setname_np(thread_.native_handle(), "budget_recalc");
   return budget::Status::Ok();
 }
 

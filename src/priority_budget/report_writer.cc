@@ -54,23 +54,10 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
     }
     out.jobs.push_back(std::move(entry));
   }
-  budget::Status st = budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, &out);
+  budget::Status st =
+      budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, &out, kReportHistoryDepth);
   if (!st.ok()) return st;
-  budget::BuildSnapshotHistory(view.tree, kReportHistoryDepth, now, *ledger, &out);
   budget::RankSnapshotJobs(view.tree, view.order, &out.jobs);
-  // What the plugin applied to jobs without a node (see the header).
-  for (budget::SnapshotJob& entry : out.jobs) {
-    if (entry.has_node) continue;
-    entry.allocated = false;
-    budget::PendingJob pending;
-    pending.job_id = entry.job_id;
-    pending.user_priority = entry.user_priority;
-    pending.submit_time = entry.submit_time;
-    budget::PriorityFactors factors;
-    entry.priority = view.order.Priority(pending, &factors);
-    entry.fairshare = factors.fairshare;
-    entry.rank = factors.rank;
-  }
   *report = std::move(out);
   return budget::Status::Ok();
 }

@@ -5,8 +5,9 @@
 // The core's builders do the work; this file only translates JobViews.
 //
 // Unknown accounts (UnknownAccount=unallocated): such a job has no node;
-// the plugin runs it as unallocated work, so its entry says allocated=false
-// and carries the priority the plugin applied.
+// the plugin runs it as unallocated work, and the core's RankSnapshotJobs
+// ranks it so: its entry says allocated=false and carries the priority the
+// plugin applied.
 //
 // Slurm-free; the recalc thread calls it outside slurmctld's locks.
 // Thread safety: none (it queries the ledger, which the caller owns).
