@@ -7,14 +7,13 @@ namespace budget_prio {
 
 namespace {
 
-budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job) {
+budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job, budget::NodeId node) {
   budget::SnapshotJob out;
   out.job_id = job.job_id;
   out.state = job.phase == JobPhase::kPending ? budget::SnapshotJobState::kPending
                                               : budget::SnapshotJobState::kRunning;
   out.user = job.user;
   out.account = job.account;
-  budget::NodeId node = view.tree.NodeFor(job.account, job.user);
   out.has_node = node != budget::kNoNode;
   if (out.has_node) out.node_path = view.tree.node(node).path;
   out.gpus = static_cast<uint32_t>(job.gpus);
@@ -44,15 +43,15 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
   out.capacity_gpus = capacity_gpus;
 
   std::vector<budget::NodeActivity> activity(view.tree.size());
+  out.jobs.reserve(jobs.size());
   for (const JobView& job : jobs) {
     bool pending = job.phase == JobPhase::kPending && !job.held;
     if (!pending && job.phase != JobPhase::kRunning) continue;
-    budget::SnapshotJob entry = ToSnapshotJob(view, job);
-    if (entry.has_node) {
-      budget::NodeId node = view.tree.Find(entry.node_path);
+    budget::NodeId node = view.tree.NodeFor(job.account, job.user);
+    if (node != budget::kNoNode) {
       (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
     }
-    out.jobs.push_back(std::move(entry));
+    out.jobs.push_back(ToSnapshotJob(view, job, node));
   }
   budget::Status st =
       budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, &out, kReportHistoryDepth);
