@@ -15,7 +15,14 @@ jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
 
-step() { printf '\n=== %s\n' "$*"; }
+step_name='' step_start=0
+# step NAME: ends the previous step (prints its wall time) and starts NAME.
+step() {
+  [ -n "$step_name" ] && echo "($step_name: $((SECONDS - step_start)) s)"
+  step_name=$1 step_start=$SECONDS
+  [ -n "$step_name" ] && printf '\n=== %s\n' "$step_name"
+  return 0
+}
 
 # count_cmocka DIR: adds the CMocka cases of every unit-test log under DIR.
 count_cmocka() {
@@ -52,7 +59,7 @@ count_cmocka "$asan_build" "sanitized unit"
 
 if [ "${SKIP_DISTCHECK:-0}" != 1 ]; then
   step "make distcheck"
-  if make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1; then
+  if make -C "$build" -s -j"$jobs" distcheck >"$build/distcheck.out" 2>&1; then
     passed=$((passed + 1)); echo "distcheck: ok"
   else
     tail -n 30 "$build/distcheck.out"; failed=$((failed + 1)); echo "distcheck: FAILED"
@@ -70,6 +77,8 @@ f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
 passed=$((passed + ${p:-0}))
 failed=$((failed + ${f:-0}))
 
+step ""
+echo "(all: $SECONDS s)"
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,24 +1,81 @@
 #!/usr/bin/env bash
 # Runs every integration test (test/integration/test_*.sh) on real local
-# clusters, one after another, and prints the total "N passed, N failed".
+# clusters and prints the total "N passed, N failed".
 # Usage: test/integration/run.sh [test_name ...]
+#
+# INTEGRATION_JOBS tests run at once (default 2). Each test has its own
+# cluster directory, ports and munged (lib.sh, scripts/cluster.sh), so they
+# do not see each other; they mostly wait on Slurm, so two share 2 cores
+# well and halve the wall time. A test's output is printed whole when it
+# ends, with its duration. The longest tests start first.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+lanes=${INTEGRATION_JOBS:-2}
 passed=0 failed=0 broken=()
-if [ $# -gt 0 ]; then tests=("$@"); else tests=("$here"/test_*.sh); fi
-for t in "${tests[@]}"; do
-  [ -f "$t" ] || t="$here/$t.sh"
-  log=$(mktemp)
-  bash "$t" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
+
+if [ $# -gt 0 ]; then
+  tests=()
+  for t in "$@"; do [ -f "$t" ] && tests+=("$t") || tests+=("$here/${t%.sh}.sh"); done
+else
+  # Longest first (measured durations, in this order), then any new test.
+  tests=()
+  for name in test_timeslice test_select_topo test_priority_budget test_contract test_sbudget test_cluster; do
+    [ -f "$here/$name.sh" ] && tests+=("$here/$name.sh")
+  done
+  for t in "$here"/test_*.sh; do
+    case " ${tests[*]} " in *" $t "*) ;; *) tests+=("$t") ;; esac
+  done
+fi
+
+work=$(mktemp -d /tmp/integration-run.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# run_one INDEX TEST: runs TEST, its output in $work/INDEX.log, then its exit
+# status and duration in $work/INDEX.done (written last: the done marker).
+run_one() {
+  local start=$SECONDS rc
+  # A CLUSTER_DIR given by the caller becomes one directory per test.
+  if [ -n "${CLUSTER_DIR:-}" ]; then
+    CLUSTER_DIR="$CLUSTER_DIR-$(basename "$2" .sh)" bash "$2" >"$work/$1.log" 2>&1
+  else
+    bash "$2" >"$work/$1.log" 2>&1
+  fi
+  rc=$?
+  echo "$rc $((SECONDS - start))" >"$work/$1.done.tmp" && mv "$work/$1.done.tmp" "$work/$1.done"
+}
+
+# report INDEX TEST: prints a finished test's output and adds its counts.
+report() {
+  local log=$work/$1.log rc secs line p f
+  read -r rc secs <"$work/$1.done"
+  cat "$log"
   line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
   p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
   f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
-  if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); broken+=("$(basename "$t")"); fi
-  rm -f "$log"
+  if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); broken+=("$(basename "$2")"); fi
+  echo "($(basename "$2" .sh): ${secs} s)"
+}
+
+next=0 running=0
+declare -A reported=()
+while [ ${#reported[@]} -lt ${#tests[@]} ]; do
+  while [ $running -lt "$lanes" ] && [ $next -lt ${#tests[@]} ]; do
+    run_one "$next" "${tests[$next]}" &
+    next=$((next + 1)) running=$((running + 1))
+  done
+  for ((i = 0; i < next; i++)); do
+    if [ -z "${reported[$i]:-}" ] && [ -f "$work/$i.done" ]; then
+      report "$i" "${tests[$i]}"
+      reported[$i]=1
+      running=$((running - 1))
+    fi
+  done
+  sleep 1
 done
+wait
+
 [ ${#broken[@]} -gt 0 ] && echo "integration: exited non-zero without a summary: ${broken[*]}"
 echo "integration: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
