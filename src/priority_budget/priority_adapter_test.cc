@@ -189,6 +189,48 @@ void test_finished_job_tail_charged_once_then_forgotten(void** /*state*/) {
   assert_int_equal(ledger.ChargedUntil(7), 0);
 }
 
+void test_requeued_job_tail_charged_then_new_run_charged_fresh(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  JobView job = Job(9, "acct_a", "x", JobPhase::kRunning, 8, 100);
+  budget_prio::ChargeJobs({job}, tree, config, 100, 110, &ledger);
+  // Preempted and requeued at 117: pending again, end_time 117.
+  job.phase = JobPhase::kPending;
+  job.end_time = 117;
+  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({job}, tree, config, 110, 120, &ledger);
+  // 8 x [100, 110) + 8 x [110, 117) = 80 + 56 = 136 allocated.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 136);
+  assert_int_equal(stats.requeued, 1);
+  assert_int_equal(ledger.ChargedUntil(9), 117);
+  // Still pending at the next pass: nothing more, only demand.
+  stats = budget_prio::ChargeJobs({job}, tree, config, 120, 130, &ledger);
+  assert_int_equal(stats.requeued, 0);
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 130) == 136);
+  // Started again at 135: charged from its new start, not from 117.
+  job.phase = JobPhase::kRunning;
+  job.start_time = 135;
+  job.end_time = 135 + 3600;
+  budget_prio::ChargeJobs({job}, tree, config, 130, 140, &ledger);
+  // 136 + 8 x [135, 140) = 136 + 40 = 176.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 140) == 176);
+}
+
+void test_pending_job_that_never_ran_is_not_charged(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  // Slurm may hold an expected end_time on a pending job; without a cursor
+  // it never ran under our watch and nothing is charged but demand.
+  JobView job = Job(4, "acct_a", "x", JobPhase::kPending, 2, 0);
+  job.end_time = 115;
+  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({job}, tree, config, 100, 120, &ledger);
+  assert_int_equal(stats.requeued, 0);
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 0);
+  // 2 GPUs x [100, 120) = 40 GPU-s of demand.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kDemand, 120) == 40);
+}
+
 void test_finished_job_without_cursor(void** /*state*/) {
   budget::AllocationTree tree = ParseTree(kTree);
   budget::BudgetConfig config;
@@ -381,6 +423,8 @@ int main(void) {
       cmocka_unit_test(test_running_job_charged_from_cursor_never_twice),
       cmocka_unit_test(test_unallocated_suspended_and_unknown_jobs),
       cmocka_unit_test(test_finished_job_tail_charged_once_then_forgotten),
+      cmocka_unit_test(test_requeued_job_tail_charged_then_new_run_charged_fresh),
+      cmocka_unit_test(test_pending_job_that_never_ran_is_not_charged),
       cmocka_unit_test(test_finished_job_without_cursor),
       cmocka_unit_test(test_pending_demand),
       cmocka_unit_test(test_pass_orders_teams_by_usage_over_share),

@@ -58,10 +58,20 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
         ++stats.finished;
         break;
       }
-      case JobPhase::kPending:
+      case JobPhase::kPending: {
+        // Requeued (preempted, drained, scontrol requeue): back to pending
+        // with end_time = when its run ended. The run since the last pass
+        // is charged now; a new run starts its own charge (start > cursor).
+        budget::TimePoint cursor = ledger->ChargedUntil(job.job_id);
+        budget::TimePoint end = std::min(job.end_time, now);
+        if (cursor > 0 && end > cursor && job.start_time < end) {
+          ChargeRunning(job, path, occupancy, end, ledger, &stats);
+          ++stats.requeued;
+        }
         if (!job.held && job.gpus > 0) pending_gpus[node] += job.gpus;
         ++stats.pending;
         break;
+      }
     }
   }
   for (size_t node = 0; node < pending_gpus.size(); ++node) {

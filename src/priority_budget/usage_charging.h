@@ -15,6 +15,11 @@
 //     finished job without a cursor is charged only if it ended after the
 //     previous pass (we saw it run); one that ended before a restart is not
 //     charged again.
+//   - A requeued job (pending again, with a cursor, and an end_time after
+//     it) is charged the tail of its run, [max(start, cursor), end), like a
+//     finished job: the time it ran stays charged. (If it both ends and
+//     starts again between two passes, that tail is not seen: at most
+//     RecalcInterval x GPUs.)
 //   - Pending jobs that are not held charge demand: GPUs x [last_pass, now).
 //     Running jobs charge demand with their occupancy (Ledger::ChargeRunningJob).
 //   - Jobs whose account maps to no tree node (UnknownAccount=unallocated)
@@ -38,6 +43,7 @@ namespace budget_prio {
 struct ChargeStats {
   int running = 0;
   int finished = 0;
+  int requeued = 0;  // runs ended by a requeue, their tails charged
   int pending = 0;
   int forgotten = 0;
   double allocated_gpu_seconds = 0;  // charged this pass
