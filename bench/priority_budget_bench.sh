@@ -14,6 +14,19 @@
 #   bench ctld_cpu_budget_report: <s> s    of which the sbudget report snapshot
 #   bench ctld_cpu_ratio: <x> x            budget / multifactor
 #
+# The baseline is priority/multifactor as production sites run it: with
+# accounting through a real slurmdbd (backed by MariaDB), so that it computes
+# Fair Tree fair share over 1,000 real associations (the tree's accounts,
+# with the tree's shares as fair-share values) every PriorityCalcPeriod, and
+# recomputes every pending job's priority from it. Without slurmdbd,
+# multifactor ignores its fair-share weight ("PriorityWeightFairshare can only
+# be used with SlurmDBD") and does almost nothing: a baseline nobody runs.
+# Both phases run with the same accounting, so it costs them the same. The
+# MariaDB, slurmdbd and their configuration are private to the run and
+# removed at exit (bench/slurmdbd_env.sh); mariadb-server and slurmdbd are
+# installed with apt-get when missing. BENCH_ACCOUNTING=none gives the old
+# comparison without slurmdbd; stderr says which baseline was measured.
+#
 # The jobs never run: their begin time is 30 days ahead. They are submitted
 # by a small C program through libslurm's API (one process, one RPC per job:
 # sbatch costs ~0.1 s of process start-up per job). The phases restart
@@ -21,7 +34,8 @@
 #
 # Environment: BUILD_DIR (default: the build tree this runs from),
 # BENCH_JOBS (20000), BENCH_ACCOUNTS (1000), BENCH_PERIOD (120),
-# CLUSTER_DIR (default /tmp/slurm-budget-bench-priority). Needs root and the
+# BENCH_ACCOUNTING (slurmdbd, or none; default slurmdbd, none when MariaDB
+# and slurmdbd cannot be installed), CLUSTER_DIR (default /tmp/slurm-budget-bench-priority). Needs root and the
 # plugins built with --with-slurm-source; otherwise prints why and skips.
 set -uo pipefail
 
@@ -31,6 +45,7 @@ JOBS=${BENCH_JOBS:-20000}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 PERIOD=${BENCH_PERIOD:-120}
 WARMUP=20
+ACCOUNTING=${BENCH_ACCOUNTING:-}
 export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-bench-priority}
 cluster=$repo/scripts/cluster.sh
 
@@ -40,8 +55,18 @@ skip() { echo "bench priority_budget_bench: skipped ($*)"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "needs root for the local cluster"
 command -v slurmctld >/dev/null || skip "Slurm is not installed"
 
+. "$repo/bench/slurmdbd_env.sh"
+case $ACCOUNTING in
+  slurmdbd) dbd_ready || skip "BENCH_ACCOUNTING=slurmdbd but MariaDB or slurmdbd is missing" ;;
+  none) ;;
+  '') if dbd_ready; then ACCOUNTING=slurmdbd; else
+        ACCOUNTING=none; say "MariaDB or slurmdbd is missing and could not be installed"; fi ;;
+  *) skip "BENCH_ACCOUNTING must be slurmdbd or none, not $ACCOUNTING" ;;
+esac
+
 work=$(mktemp -d /tmp/priority_budget_bench.XXXXXX)
-cleanup() { "$cluster" stop >/dev/null 2>&1; rm -rf "$work"; }
+# slurmctld stops before slurmdbd, slurmdbd before its database.
+cleanup() { "$cluster" stop >/dev/null 2>&1; dbd_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 # The tree: 10 programs with shares 1..10, each with 100 accounts, shares 1..100.
@@ -112,11 +137,14 @@ export PRIORITY_TYPE=priority/budget BUDGET_TREE_JSON=$work/tree.json
 export BUDGET_CONF="BudgetTree=$CLUSTER_DIR/etc/budget-tree.json
 RecalcInterval=5
 UnknownAccount=reject"
-# Weights so that multifactor computes every factor; DebugFlags=Priority
+# Weights so that multifactor computes every factor (fair share over a
+# 7-day half-life, as production sites do; with BENCH_ACCOUNTING=none it
+# ignores the fair-share and age weights); DebugFlags=Priority
 # makes priority/budget log each pass at info level (it is removed for the
 # multifactor phase, whose per-job PRIO logging would inflate its CPU).
 export SLURM_CONF_EXTRA="MaxJobCount=100000
 PriorityCalcPeriod=1
+PriorityDecayHalfLife=7-0
 PriorityWeightAge=1000
 PriorityWeightFairshare=1000
 PriorityWeightJobSize=1000
@@ -128,12 +156,36 @@ export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
 conf=$SLURM_CONF
 log=$CLUSTER_DIR/log/slurmctld.log
 
+# Accounting: slurmdbd authenticates through the cluster's munged, so it
+# starts after the cluster; slurmctld is then restarted pointing at it, before
+# any job exists (the slurmctld of every measured phase starts after it).
+if [ "$ACCOUNTING" = slurmdbd ]; then
+  t0=$SECONDS
+  dbd_start "$work/accounting" || { echo "bench priority_budget_bench: slurmdbd did not start" >&2; exit 1; }
+  sed -i '/^AccountingStorageType=/d' "$conf"
+  dbd_slurm_conf >> "$conf"
+  dbd_load_tree "$work/tree.json" || { echo "bench priority_budget_bench: sacctmgr load failed" >&2; exit 1; }
+  "$cluster" restart-ctld >/dev/null || exit 1
+  say "slurmdbd up with $(sacctmgr -n -P show assoc format=account | sort -u | grep -c '^acct') accounts after $((SECONDS - t0)) s"
+  say "baseline: priority/multifactor with accounting in slurmdbd (MariaDB): Fair Tree fair share over the tree's accounts"
+else
+  say "baseline: priority/multifactor without slurmdbd: it ignores its fair-share and age weights"
+fi
+
 say "submitting $JOBS jobs over $ACCOUNTS accounts"
 t0=$SECONDS
 "$work/submit" "$JOBS" "$ACCOUNTS" >/dev/null || say "some submissions failed"
 pending=$(squeue -h -t PD -o %i | wc -l)
 say "$pending jobs pending after $((SECONDS - t0)) s"
 [ "$pending" -ge "$JOBS" ] || { echo "bench priority_budget_bench: only $pending of $JOBS jobs pending" >&2; exit 1; }
+# slurmctld sends each new job to slurmdbd from a queue: let it drain, so
+# that no phase is charged for the submissions.
+dbd_queue() { sdiag 2>/dev/null | sed -n 's/^ *DBD Agent queue size: *//p'; }
+if [ "$ACCOUNTING" = slurmdbd ]; then
+  t0=$SECONDS
+  while [ "$(dbd_queue)" != 0 ] && [ $((SECONDS - t0)) -lt 600 ]; do sleep 2; done
+  say "slurmdbd agent queue: $(dbd_queue) messages after $((SECONDS - t0)) s"
+fi
 
 ctld_pid() { cat "$CLUSTER_DIR/run/slurmctld.mypid"; }
 cpu_seconds() { awk -v tck="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / tck }' "/proc/$(ctld_pid)/stat"; }
@@ -194,4 +246,16 @@ sed -i 's|^PriorityType=.*|PriorityType=priority/multifactor|' "$conf"
 "$cluster" restart-ctld >/dev/null || exit 1
 cpu_multifactor=$(measure multifactor)
 echo "bench ctld_cpu_multifactor: $cpu_multifactor s"
+# Evidence of what multifactor computed: sprio for one more job of
+# acct0001 (FAIRSHARE is 0 without slurmdbd), and with slurmdbd sshare's
+# associations. sprio lists only eligible jobs, and the bench's are not
+# (begin time ahead): this one is, and waits in the partition set down for it.
+if [ "$ACCOUNTING" = slurmdbd ]; then
+  say "multifactor fair share: sshare: $(sshare -h -a -P -o account,user | grep -c '^ *acct[0-9]*|root$') user associations under acct*; account|user|NormShares|FairShare: $(sshare -h -a -P -o account,user,normshares,fairshare | grep '^ *acct0001|' | tr -d ' ' | tr '\n' ' ')"
+fi
+scontrol update PartitionName=gpu State=DOWN
+probe=$(sbatch --parsable -A acct0001 --gres=gpu:1 -o /dev/null --wrap=true 2>&1)
+say "multifactor fair share: sprio -l: $(sprio -l -j "${probe%%;*}" 2>&1 | tr -s ' ' | tr '\n' '|')"
+scancel "${probe%%;*}" 2>/dev/null
+scontrol update PartitionName=gpu State=UP
 awk -v a="$cpu_budget" -v b="$cpu_multifactor" 'BEGIN { printf "bench ctld_cpu_ratio: %.2f x\n", (b > 0 ? a / b : 0) }'
