@@ -179,10 +179,14 @@ void FairShareOrder::AssignRanks(const AllocationTree& tree, NodeId id) {
   }
 }
 
-bool FairShareOrder::JobBefore(const PendingJob& a, const PendingJob& b) const {
+bool JobBefore(const std::vector<Standing>& standings, const PendingJob& a, const PendingJob& b) {
+  constexpr uint32_t kNoRank = FairShareOrder::kNoRank;
+  auto rank_of = [&standings](NodeId id) {
+    return id >= 0 && static_cast<size_t>(id) < standings.size() ? standings[id].rank : kNoRank;
+  };
   if (a.allocated != b.allocated) return a.allocated;
-  const uint32_t rank_a = RankOf(a.node);
-  const uint32_t rank_b = RankOf(b.node);
+  const uint32_t rank_a = rank_of(a.node);
+  const uint32_t rank_b = rank_of(b.node);
   if (rank_a != rank_b) return rank_a < rank_b;
   // Equal ranks mean the same node, or two nodes without a rank, where
   // user priority must not order jobs across nodes: it is ignored there.
@@ -191,6 +195,10 @@ bool FairShareOrder::JobBefore(const PendingJob& a, const PendingJob& b) const {
   }
   if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
   return a.job_id < b.job_id;
+}
+
+bool FairShareOrder::JobBefore(const PendingJob& a, const PendingJob& b) const {
+  return budget::JobBefore(standings_, a, b);
 }
 
 // A comparison sort of 100,000 jobs costs ~2M rank lookups; instead the

@@ -91,6 +91,14 @@ struct PendingJob {
   TimePoint submit_time = 0;
 };
 
+// The job order (see above) over `standings` indexed by NodeId, as
+// FairShareOrder::standings() returns them (a node's rank is its Standing's
+// rank; kNoNode and ids outside `standings` have no rank). For callers that
+// hold a copy of the standings rather than the order (sched/timeslice reads
+// them from priority/budget's snapshot); FairShareOrder::JobBefore is this
+// function over its own standings.
+bool JobBefore(const std::vector<Standing>& standings, const PendingJob& a, const PendingJob& b);
+
 // What Priority() was made of, for sprio-style display.
 struct PriorityFactors {
   double fairshare = 0.0;  // 1 - rank / ranked_count(); 0 without a rank.

@@ -20,6 +20,7 @@ using budget::FairShareOrder;
 using budget::NodeId;
 using budget::PendingJob;
 using budget::PriorityFactors;
+using budget::Standing;
 using budget::Status;
 
 // The example of issue 3. Ids (pre-order): cluster 0, llm 1, pretrain 2,
@@ -225,6 +226,48 @@ void TestUserPriorityOnlyInsideANode(void**) {
   PendingJob robotics_same{9, kRobotics, true, 0, 500};
   assert_true(order.JobBefore(robotics_same, robotics_low));
   assert_false(order.JobBefore(robotics_low, robotics_low));
+}
+
+void TestJobOrderFromACopyOfTheStandings(void**) {
+  AllocationTree tree = Parse(kExample);
+  std::vector<Standing> standings;
+  std::vector<PendingJob> jobs = {
+      {10, kRobotics, true, 0, 500},   // robotics ranks 0
+      {11, kScience, true, 60000, 100},  // science ranks 1: after robotics whatever its user priority
+      {12, kRobotics, true, 5, 900},   // robotics, higher user priority: before job 10
+      {13, kRobotics, true, 0, 100},   // robotics, earlier submit: before job 10
+      {9, kRobotics, true, 0, 500},    // same submit as job 10, lower id: before it
+      {14, kRobotics, false, 9, 0},    // unallocated: after every allocated job
+      {15, budget::kNoNode, true, 0, 0},  // no node: after every ranked allocated job
+      {16, 1000, true, 0, 0},          // an id outside the tree: no rank either
+  };
+  std::vector<std::vector<bool>> by_order;
+  {
+    FairShareOrder order = Compute(tree, kUsage, kAllDemand);
+    standings = order.standings();
+    for (const PendingJob& a : jobs) {
+      by_order.emplace_back();
+      for (const PendingJob& b : jobs) by_order.back().push_back(order.JobBefore(a, b));
+    }
+  }
+  // The order object is gone: its standings alone give the same verdict for
+  // every pair (64 pairs).
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      if (JobBefore(standings, jobs[i], jobs[j]) != by_order[i][j]) {
+        fail_msg("jobs %u and %u: the standings say %d", jobs[i].job_id, jobs[j].job_id,
+                 int(JobBefore(standings, jobs[i], jobs[j])));
+      }
+    }
+  }
+  // The expected order, worked out from the comments above: 12 (user
+  // priority 5), 13 (submit 100), 9 (submit 500, id 9), 10, 11 (science),
+  // 15 and 16 (no rank: by submit then id), 14 (unallocated).
+  std::vector<PendingJob> sorted = jobs;
+  std::sort(sorted.begin(), sorted.end(),
+            [&](const PendingJob& a, const PendingJob& b) { return JobBefore(standings, a, b); });
+  const uint32_t expected[] = {12, 13, 9, 10, 11, 15, 16, 14};
+  for (size_t i = 0; i < sorted.size(); ++i) assert_int_equal(sorted[i].job_id, expected[i]);
 }
 
 void TestAllocatedBeforeUnallocated(void**) {
@@ -443,6 +486,7 @@ int main() {
       cmocka_unit_test(TestZeroShareRanksLastAmongDemand),
       cmocka_unit_test(TestInteriorNodeJobsAfterItsChildren),
       cmocka_unit_test(TestUserPriorityOnlyInsideANode),
+      cmocka_unit_test(TestJobOrderFromACopyOfTheStandings),
       cmocka_unit_test(TestAllocatedBeforeUnallocated),
       cmocka_unit_test(TestPriorityEncoding),
       cmocka_unit_test(TestPriorityPreservesJobOrder),

@@ -51,6 +51,7 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime)
   facts.comment = OrEmpty(job->comment);
   facts.priority = job->priority;
   if (job->details) {
+    facts.submit_time = job->details->submit_time;
     // nice is stored offset by NICE_OFFSET; a lower nice is more important.
     int64_t nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
     facts.user_priority = static_cast<uint32_t>(std::clamp<int64_t>(NICE_OFFSET - nice, 0, 2 * NICE_OFFSET));

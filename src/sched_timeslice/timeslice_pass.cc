@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "libbudget/drain.h"
+#include "libbudget/order.h"
 #include "libbudget/preempt.h"
 #include "libbudget/preemption_note.h"
 #include "sched_timeslice/commitments.h"
@@ -24,6 +25,33 @@ std::string Ratio(double r) {
 
 const char* Done(budget::PreemptAction action) {
   return action == budget::PreemptAction::kRequeue ? "requeued" : "cancelled";
+}
+
+// The waiting allocated GPU job that comes first in the core's job order
+// (order.h JobBefore over the snapshot's standings: rank, user priority,
+// submit time, job id), i.e. the one Slurm's scheduler tries first: the
+// priority priority/budget gives encodes the first keys, and Slurm breaks
+// equal priorities by submit time, then job id. Choosing another job (the
+// lowest id, say a requeued job whose submit time the requeue reset) would
+// free GPUs that Slurm then gives to the job it tries first, and leave the
+// chosen one waiting with a grant that is not really under way.
+const JobFacts* FirstInJobOrder(const std::vector<JobFacts>& jobs, const StandingsView& view) {
+  const JobFacts* first = nullptr;
+  budget::PendingJob first_key;
+  for (const JobFacts& job : jobs) {
+    if (!job.pending || !job.waits_for_resources || job.contract.min_runtime <= 0 || job.gpus_per_node == 0) continue;
+    budget::PendingJob key;
+    key.job_id = job.job_id;
+    key.node = view.AllocationOf(job.account, job.user);
+    key.allocated = true;
+    key.user_priority = job.user_priority;
+    key.submit_time = job.submit_time;
+    if (!first || budget::JobBefore(view.standings, key, first_key)) {
+      first = &job;
+      first_key = key;
+    }
+  }
+  return first;
 }
 
 }  // namespace
@@ -114,13 +142,7 @@ void TimeslicePlanner::PlanDrains(const std::vector<NodeFacts>& nodes,
 void TimeslicePlanner::PlanTimeslice(const std::vector<JobFacts>& jobs, const std::vector<NodeFacts>& nodes,
                                      const std::vector<budget::RunningJob>& running, const StandingsView& view,
                                      budget::TimePoint now, PassPlan* plan) {
-  const JobFacts* top = nullptr;
-  for (const JobFacts& job : jobs) {
-    if (!job.pending || !job.waits_for_resources || job.contract.min_runtime <= 0 || job.gpus_per_node == 0) continue;
-    if (!top || job.priority > top->priority || (job.priority == top->priority && job.job_id < top->job_id)) {
-      top = &job;
-    }
-  }
+  const JobFacts* top = FirstInJobOrder(jobs, view);
   if (!top) return;
   budget::JobShape shape = ShapeOf(*top, view);
   if (shape.allocation == budget::kNoAllocation) return;  // no budget to rank it

@@ -11,8 +11,9 @@
 //     gets "; empty by <latest protection end>". A node first seen draining
 //     with jobs on it is one automated drain (counted once per drain).
 // (b) Time slicing (core preempt.h ChoosePreemption): the top-ranked waiting
-//     allocated job (highest Slurm priority, which priority/budget sets from
-//     the fair-share order; ties to the lower job id) that cannot start gets
+//     allocated job (first in the core's job order, order.h JobBefore over
+//     the snapshot's standings: rank, user priority, submit time, job id;
+//     the job Slurm's scheduler tries first) that cannot start gets
 //     the set of running jobs the core chooses: past their protection, of
 //     allocations ranked behind it under the no-ping-pong rule (its team's
 //     usage raised by its commitments, libbudget/commitments.h), or

@@ -310,6 +310,36 @@ void test_timeslice_waits_for_protection_then_preempts(void**) {
   assert_int_equal(note.at_time, kNow + 10);
 }
 
+void test_timeslice_serves_the_job_slurm_tries_first(void**) {
+  auto view = RankedView(TempDir());
+  // teamb (rank 1) holds the only node, unprotected; teama (rank 0) waits
+  // with three jobs of equal Slurm priority. Job 3 was requeued (Slurm reset
+  // its submit time to kNow - 5); job 4 was submitted at kNow - 50, before
+  // it; job 2 of teamb was submitted first of all but ranks behind.
+  JobFacts requeued = PendingFacts(3, "teama", 20, 1, 8, 100);
+  requeued.submit_time = kNow - 5;
+  JobFacts older = PendingFacts(4, "teama", 20, 1, 8, 100);
+  older.submit_time = kNow - 50;
+  JobFacts behind = PendingFacts(2, "teamb", 20, 1, 8, 100);
+  behind.submit_time = kNow - 500;
+  std::vector<JobFacts> jobs = {RunningFacts(5, "teamb", kNow - 100, 20, {0}, 8), requeued, older, behind};
+  timeslice::TimeslicePlanner planner;
+  timeslice::PassPlan plan = planner.Plan(jobs, Nodes(1), *view, kNow);
+  // Core job order: rank (teama 0 < teamb 1), then submit time (kNow - 50 <
+  // kNow - 5): job 4, not the lower id 3, is served.
+  assert_int_equal(plan.preemptions.size(), 1);
+  assert_int_equal(plan.preemptions[0].job_id, 5);
+  assert_string_equal(plan.preemptions[0].comment.c_str(),
+                      budget::FormatPreemptionNote(4, kNow, "over-served allocation").c_str());
+  // A higher user priority (nice -10 = user priority 10) comes before the
+  // submit time inside teama: job 3 now.
+  jobs[1].user_priority = 10;
+  plan = planner.Plan(jobs, Nodes(1), *view, kNow);
+  assert_int_equal(plan.preemptions.size(), 1);
+  assert_string_equal(plan.preemptions[0].comment.c_str(),
+                      budget::FormatPreemptionNote(3, kNow, "over-served allocation").c_str());
+}
+
 void test_timeslice_never_by_the_team_behind(void**) {
   auto view = RankedView(TempDir());
   // teama (rank 0) runs; teamb (rank 1) waits: it ranks behind, nothing.
@@ -412,6 +442,7 @@ int main() {
       cmocka_unit_test(test_counts_report_an_unwritable_file),
       cmocka_unit_test(test_drain_requeues_unprotected_and_promises_empty_time),
       cmocka_unit_test(test_timeslice_waits_for_protection_then_preempts),
+      cmocka_unit_test(test_timeslice_serves_the_job_slurm_tries_first),
       cmocka_unit_test(test_timeslice_never_by_the_team_behind),
       cmocka_unit_test(test_timeslice_takes_a_multi_node_job_whole_and_no_more),
       cmocka_unit_test(test_commitments_read_grants_from_the_victims_notes),
