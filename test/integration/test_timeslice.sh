@@ -153,7 +153,10 @@ clear_jobs
 # allocated teams, only when the preemptor's team is behind by at least
 # 8 GPUs x 10 s (no ping-pong), so over 150 s and 2 nodes at most
 # 2 x 150 / 10 = 30 preemptions could ever happen; we require far fewer.
-MAX_PREEMPTIONS=12
+# Measured: 10 in each of 5 runs (both select plugins): about every 30 s the
+# team behind takes back both nodes. The bound leaves room for a loaded CI
+# machine shifting a turn.
+MAX_PREEMPTIONS=14
 RUN=150
 cluster_stop
 cluster_start -n 2 -g 8
