@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh) and runs every test of the suite:
-#   1. the unit tests (CMocka) of the core and the adapters: `make check`;
-#   2. the core's unit tests under AddressSanitizer + UBSan (build-asan/);
-#   3. `make distcheck` (the tarball builds and passes its tests);
-#   4. the integration tests on real local clusters (test/integration/).
+#   1. `make distcheck`: the release tarball builds and passes every unit
+#      test (CMocka: the core, the simulator, sbudget, the adapters), built
+#      with AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. the integration tests on real local clusters (test/integration/),
+#      three at a time, against the plugins of the plain build.
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
-# Run as root on Debian 12. SKIP_DISTCHECK=1 skips step 3.
+# Each step prints its wall time. Run as root on Debian 12.
+# SKIP_DISTCHECK=1 runs the unit tests in the plain build instead of step 1.
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$repo/build}
-asan_build=$repo/build-asan
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
@@ -34,36 +35,50 @@ count_cmocka() {
   echo "$2: $p passed, $f failed"
 }
 
+# count_programs OUT LABEL: adds the test programs automake's harness
+# reported in OUT ("# PASS:  N" / "# FAIL:  N" / "# ERROR: N" per directory).
+count_programs() {
+  local p f
+  p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$1" | awk '{s+=$1} END {print s+0}')
+  f=$(sed -n 's/^# \(FAIL\|ERROR\|XPASS\): *\([0-9]*\)$/\2/p' "$1" | awk '{s+=$1} END {print s+0}')
+  passed=$((passed + p))
+  failed=$((failed + f))
+  echo "$2: $p passed, $f failed"
+}
+
 step "set-up"
 "$repo/scripts/setup.sh" || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 
-step "unit tests"
-if make -C "$build" -s -j"$jobs" check >/dev/null 2>&1; then :; else
-  grep -h -A3 -E '^FAIL|\[  FAILED  \]|ERROR' "$build"/src/*/test-suite.log 2>/dev/null | head -40
-  failed=$((failed + 1))
-fi
-count_cmocka "$build" "unit"
-
-step "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-mkdir -p "$asan_build"
-if [ ! -f "$asan_build/Makefile" ] || [ "$repo/configure" -nt "$asan_build/Makefile" ]; then
-  (cd "$asan_build" && "$repo/configure" -q --enable-sanitizers CXXFLAGS="-O1 -g" CFLAGS="-O1 -g") >/dev/null ||
-    { echo "configure --enable-sanitizers failed"; failed=$((failed + 1)); }
-fi
-# The core holds every rule: its tests are the ones run sanitized.
-if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 make -C "$asan_build/src/libbudget" -s -j"$jobs" check >/dev/null 2>&1; then :; else
-  grep -h -B2 -A12 -E 'ERROR: AddressSanitizer|runtime error|\[  FAILED  \]' "$asan_build"/src/*/*_test.log 2>/dev/null | head -60
-  failed=$((failed + 1))
-fi
-count_cmocka "$asan_build" "sanitized unit"
-
+# The unit tests run once, inside make distcheck, built from the release
+# tarball with AddressSanitizer + UndefinedBehaviorSanitizer (leaks too):
+# one build checks the tarball and every unit test sanitized (the core, the
+# simulator, sbudget, and the adapters over their Slurm fakes). The plugins
+# the integration tests load come from the plain build of set-up.
 if [ "${SKIP_DISTCHECK:-0}" != 1 ]; then
-  step "make distcheck"
-  if make -C "$build" -s -j"$jobs" distcheck >"$build/distcheck.out" 2>&1; then
+  step "unit tests, sanitized, in make distcheck"
+  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 make -C "$build" -s -j"$jobs" distcheck \
+      DISTCHECK_CONFIGURE_FLAGS="--enable-sanitizers CXXFLAGS='-O1 -g' CFLAGS='-O1 -g'" \
+      >"$build/distcheck.out" 2>&1; then
+    distcheck_ok=1
+  else
+    distcheck_ok=0
+  fi
+  count_programs "$build/distcheck.out" "unit (sanitized, programs)"
+  if [ "$distcheck_ok" = 1 ]; then
     passed=$((passed + 1)); echo "distcheck: ok"
   else
+    # The failed tree is left in place: show the failing tests' own words.
+    grep -h -B2 -A12 -E 'ERROR: AddressSanitizer|runtime error|\[  FAILED  \]' \
+      "$build"/slurm-budget-*/_build/sub/src/*/*_test.log 2>/dev/null | head -60
     tail -n 30 "$build/distcheck.out"; failed=$((failed + 1)); echo "distcheck: FAILED"
   fi
+else
+  step "unit tests (SKIP_DISTCHECK=1: plain build, not sanitized)"
+  if make -C "$build" -s -j"$jobs" check >/dev/null 2>&1; then :; else
+    grep -h -A3 -E '^FAIL|\[  FAILED  \]|ERROR' "$build"/src/*/test-suite.log 2>/dev/null | head -40
+    failed=$((failed + 1))
+  fi
+  count_cmocka "$build" "unit"
 fi
 
 step "integration tests on real local clusters"

@@ -3,14 +3,15 @@
 # clusters and prints the total "N passed, N failed".
 # Usage: test/integration/run.sh [test_name ...]
 #
-# INTEGRATION_JOBS tests run at once (default 2). Each test has its own
+# INTEGRATION_JOBS tests run at once (default 3). Each test has its own
 # cluster directory, ports and munged (lib.sh, scripts/cluster.sh), so they
-# do not see each other; they mostly wait on Slurm, so two share 2 cores
-# well and halve the wall time. A test's output is printed whole when it
-# ends, with its duration. The longest tests start first.
+# do not see each other; they mostly wait on Slurm (polls, protections of
+# seconds), so three share 2 cores well and cut the wall time to the
+# longest test's. A test's output is printed whole when it ends, with its
+# duration. The longest tests start first.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-lanes=${INTEGRATION_JOBS:-2}
+lanes=${INTEGRATION_JOBS:-3}
 passed=0 failed=0 broken=()
 
 if [ $# -gt 0 ]; then
@@ -19,7 +20,8 @@ if [ $# -gt 0 ]; then
 else
   # Longest first (measured durations, in this order), then any new test.
   tests=()
-  for name in test_timeslice test_select_topo test_priority_budget test_contract test_sbudget test_cluster; do
+  for name in test_select_topo test_timeslice_convergence test_timeslice test_cluster test_priority_budget \
+      test_contract test_sbudget; do
     [ -f "$here/$name.sh" ] && tests+=("$here/$name.sh")
   done
   for t in "$here"/test_*.sh; do

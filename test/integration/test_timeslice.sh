@@ -9,70 +9,12 @@
 #   - a requeued job gets a fresh protection window when it starts again;
 #   - unallocated work (min-runtime 0) is preempted at once by allocated work;
 #   - a drained node running a long job promises when it will be empty and
-#     empties right after that job's protection ends; the drain is counted;
-#   - convergence (a fresh cluster): team A floods both nodes first, team B
-#     floods after; the window shares of the two teams converge toward 50/50
-#     within a 150-s run, with at most MAX_PREEMPTIONS preemptions.
-#   - each job preempted for is the job Slurm starts on the freed GPUs.
+#     empties right after that job's protection ends; the drain is counted.
+# The convergence of a 50/50 flood is test_timeslice_convergence.sh.
 # Runs on stock select/cons_tres; `SELECT_TYPE=select/topo` runs the same
-# checks over select/topo (both pass: 38 checks each).
+# checks over select/topo.
 . "$(dirname "$0")/lib.sh"
-
-export PRIORITY_TYPE=priority/budget
-export PREEMPT_TYPE=preempt/timeslice
-export SCHEDULER_TYPE=sched/timeslice
-export SLURM_CONF_EXTRA="PreemptMode=REQUEUE
-JobRequeue=0"
-TREE=$CLUSTER_DIR/etc/budget-tree.json
-LOG=$CLUSTER_DIR/log/slurmctld.log
-STATE=$CLUSTER_DIR/state
-tree=$(mktemp /tmp/test_timeslice.tree.XXXXXX)
-cat > "$tree" <<'JSON'
-{ "name": "cluster", "children": [
-  { "name": "teama", "share": 50, "account": "teama" },
-  { "name": "teamb", "share": 50, "account": "teamb" } ] }
-JSON
-export BUDGET_TREE_JSON=$tree
-export BUDGET_CONF="# budget.conf of test_timeslice
-BudgetTree=$TREE
-LookbackWindow=10:00
-LedgerBucket=0:05
-RecalcInterval=2
-TimesliceInterval=2
-UnknownAccount=unallocated"
-
-# job ACCOUNT MIN_RUNTIME NODES [sbatch args...]: 8 GPUs per node, sleeps 600 s.
-job() {
-  local account=$1 min=$2 nodes=$3; shift 3
-  submit -o /dev/null -A "$account" -N "$nodes" --gres=gpu:8 --min-runtime="$min" "$@" --wrap 'sleep 600'
-}
-epoch_of() { date -d "$1" +%s; }
-start_epoch() { epoch_of "$(job_field "$1" StartTime)"; }
-comment_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *Comment=//p'; }
-comment_has() { local c; c=$(comment_of "$1"); contains "$2" "$c"; }
-restarts() { job_field "$1" Restarts; }
-# running_until ID EPOCH: the job stays RUNNING until EPOCH (checked every 0.5 s).
-running_until() {
-  while [ "$(date +%s)" -lt "$2" ]; do
-    state_is "$1" RUNNING || return 1
-    sleep 0.5
-  done
-}
-# requeued ID: the job left its nodes and waits to run again.
-requeued() {
-  local s; s=$(job_state "$1")
-  [ "$(restarts "$1")" -ge 1 ] && { [ "$s" = PENDING ] || [ "$s" = REQUEUED ]; } || { echo "job $1: $s, restarts $(restarts "$1")"; return 1; }
-}
-ended_as() { local s; s=$(job_state "$1"); case " $2 " in *" $s "*) return 0 ;; esac; echo "job $1 is $s, want one of $2"; return 1; }
-busy_nodes() { sinfo -h -N -o '%N %t' | awk '$2 ~ /alloc|mix|comp/ {n++} END {print n+0}'; }
-busy_nodes_are() { [ "$(busy_nodes)" = "$1" ] || { echo "busy nodes: $(busy_nodes), want $1"; sinfo -N; return 1; }; }
-no_jobs_running() { [ -z "$(squeue -h -t R,CG -o %i)" ] || { squeue; return 1; }; }
-clear_jobs() { scancel --quiet -A teama; scancel --quiet -A teamb; poll 30 no_jobs_running >/dev/null; }
-log_has() { grep -q -- "$1" "$LOG" || { echo "no '$1' in $LOG"; return 1; }; }
-count_in_state() { python3 -c "import json,sys; print(json.load(open('$STATE/timeslice_state.json')).get('$1', 0))" 2>/dev/null || echo 0; }
-node_reason() { scontrol show node "$1" | sed -n 's/^ *Reason=//p'; }
-node_state_is() { local s; s=$(sinfo -h -n "$1" -o %T); [ "$s" = "$2" ] || { echo "node $1 is $s, want $2"; return 1; }; }
-snapshot_fresh() { [ -s "$STATE/budget_report.json" ]; }
+. "$(dirname "$0")/timeslice_lib.sh"
 
 cluster_start -n 2 -g 8
 check "preempt/timeslice is loaded" poll 20 log_has "preempt/timeslice: loaded"
@@ -148,64 +90,4 @@ check "the log says the drain is automated and when n1 will be empty" log_has "n
 scontrol update nodename=n1 state=resume
 clear_jobs
 
-# --- Convergence: two teams at 50/50 flooding two nodes ------------------------
-# Bound: a job is preempted only after its protection (10 s) and, between two
-# allocated teams, only when the preemptor's team is behind by at least
-# 8 GPUs x 10 s (no ping-pong), so over 150 s and 2 nodes at most
-# 2 x 150 / 10 = 30 preemptions could ever happen; we require far fewer.
-# Measured: 10 in each of 5 runs (both select plugins): about every 30 s the
-# team behind takes back both nodes. The bound leaves room for a loaded CI
-# machine shifting a turn.
-MAX_PREEMPTIONS=14
-RUN=150
-cluster_stop
-cluster_start -n 2 -g 8
-log_from=$(($(wc -l < "$LOG") + 1))
-check "fresh cluster for the convergence run" poll 20 snapshot_fresh
-for i in 1 2 3 4 5 6; do job teama 0:10 1 --resumable >/dev/null || fail_now "flood teama"; done
-poll 30 busy_nodes_are 2 >/dev/null
-sleep_until=$((SECONDS + 20))
-while [ $SECONDS -lt $sleep_until ]; do sleep 1; done  # teama alone for 20 s: 320 GPU-s ahead
-for i in 1 2 3 4 5 6; do job teamb 0:10 1 --resumable >/dev/null || fail_now "flood teamb"; done
-# GPU-s each team held during the flood: running GPUs x the time until the
-# next sample.
-ga=0; gb=0; end=$((SECONDS + RUN)); last=$(date +%s)
-while [ $SECONDS -lt $end ]; do
-  read -r a b < <(squeue -h -t R -o '%a %D' | awk '$1=="teama"{a+=8*$2} $1=="teamb"{b+=8*$2} END{print a+0, b+0}')
-  sleep 1
-  now=$(date +%s); ga=$((ga + a * (now - last))); gb=$((gb + b * (now - last))); last=$now
-done
-figures=$(python3 - "$STATE/budget_report.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-n = {x["path"]: x for x in r["nodes"]}
-a, b = n["teama"]["window_usage"], n["teamb"]["window_usage"]
-print("%.0f %.0f %.3f %.3f %.3f" % (a, b, a / (a + b), n["teama"]["usage_ratio"], n["teamb"]["usage_ratio"]))
-PY
-)
-read -r wa wb share_a ratio_a ratio_b <<<"$figures"
-preemptions=$(count_in_state preemptions)
-echo "     convergence: flood ${RUN} s on 16 GPUs: teama held $ga GPU-s, teamb $gb GPU-s (sampled about each second)"
-echo "     convergence: window usage teama $wa GPU-s, teamb $wb GPU-s: teama's share $share_a (entitled 0.500); usage ratios $ratio_a / $ratio_b"
-echo "     convergence: preemptions $preemptions (bound $MAX_PREEMPTIONS)"
-check "window shares converge toward 50/50 (teama's share in [0.40, 0.60])" \
-  python3 -c "import sys; s=float('$share_a'); sys.exit(0 if 0.40 <= s <= 0.60 else 1)"
-check "teamb got more than teama during the flood (it started 320 GPU-s behind)" [ "$gb" -gt "$ga" ]
-check "preemptions are bounded (1 <= $preemptions <= $MAX_PREEMPTIONS)" \
-  bash -c "[ $preemptions -ge 1 ] && [ $preemptions -le $MAX_PREEMPTIONS ]"
-# The job the thread preempts for is the one Slurm starts on the freed GPUs
-# (the planner follows the core's job order, as Slurm's scheduler does: a
-# requeued job, whose submit time the requeue reset, queues behind its
-# team's jobs that never ran). Before that fix half the notes named a job
-# that went on waiting. One miss is tolerated: priorities are recomputed
-# every 2 s and may flip the two teams between a pass and Slurm's start.
-read -r served named < <(tail -n +"$log_from" "$LOG" | awk '
-  /sched\/timeslice: job [0-9]+ \(.*\) preempts job/ { match($0, /sched\/timeslice: job [0-9]+/);
-    preemptor = substr($0, RSTART + 21, RLENGTH - 21); named++; next }
-  /sched: Allocate JobId=/ && preemptor != "" { match($0, /JobId=[0-9]+/);
-    if (substr($0, RSTART + 6, RLENGTH - 6) == preemptor) served++; preemptor = "" }
-  END { print served + 0, named + 0 }')
-echo "     convergence: $served of $named preemptors started on the GPUs freed for them"
-check "each preemptor is the job Slurm starts next ($served of $named, at most one miss)" \
-  bash -c "[ $named -ge 1 ] && [ $served -ge $((named - 1)) ]"
 finish
