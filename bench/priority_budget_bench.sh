@@ -35,8 +35,9 @@
 # Environment: BUILD_DIR (default: the build tree this runs from),
 # BENCH_JOBS (20000), BENCH_ACCOUNTS (1000), BENCH_PERIOD (120),
 # BENCH_ACCOUNTING (slurmdbd, or none; default slurmdbd, none when MariaDB
-# and slurmdbd cannot be installed), CLUSTER_DIR (default /tmp/slurm-budget-bench-priority). Needs root and the
-# plugins built with --with-slurm-source; otherwise prints why and skips.
+# and slurmdbd cannot be installed), CLUSTER_DIR (default
+# /tmp/slurm-budget-bench-priority). Needs root and the plugins built with
+# --with-slurm-source; otherwise prints why and skips.
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -62,7 +62,20 @@ dbd_wait() {
 
 dbd_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
-dbd_sql() { mariadb --no-defaults --socket="$dbd_dir/mariadb.sock" -u root -e "$1"; }
+# dbd_fail WHAT LOG: says WHAT failed with the end of LOG (which goes away
+# with the caller's work dir); returns 1.
+dbd_fail() {
+  say "$1: $(tail -n 3 "$2" 2>/dev/null | tr '\n' ' ')"
+  return 1
+}
+
+# dbd_sql SQL: as MariaDB's root, through the socket; SQL goes on stdin so
+# that the password made below never shows in a command line.
+dbd_sql() { printf '%s\n' "$1" | mariadb --no-defaults --socket="$dbd_dir/mariadb.sock" -u root; }
+dbd_mariadb_up() {
+  dbd_alive "$dbd_mariadb_pid" || return 1
+  dbd_sql 'SELECT 1'
+}
 
 # dbd_start_mariadb: a new datadir, the server on 127.0.0.1 and a socket of
 # its own, and a user `slurm` for slurmdbd with a password made here. The
@@ -75,7 +88,7 @@ dbd_start_mariadb() {
   mariadb-install-db --no-defaults --datadir="$dbd_dir/mariadb" --user=root \
     --auth-root-authentication-method=socket --skip-test-db \
     > "$dbd_dir/mariadb-install.log" 2>&1 ||
-    { say "mariadb-install-db failed: see $dbd_dir/mariadb-install.log"; return 1; }
+    dbd_fail "mariadb-install-db failed" "$dbd_dir/mariadb-install.log"
   setsid mariadbd --no-defaults --datadir="$dbd_dir/mariadb" --user=root \
     --socket="$dbd_dir/mariadb.sock" --port="$(dbd_mariadb_port)" \
     --bind-address=127.0.0.1 --skip-name-resolve \
@@ -84,8 +97,8 @@ dbd_start_mariadb() {
     --innodb-lock-wait-timeout=900 --innodb-flush-log-at-trx-commit=2 \
     < /dev/null >> "$dbd_dir/mariadb.log" 2>&1 &
   dbd_mariadb_pid=$!
-  dbd_wait 60 dbd_sql 'SELECT 1' ||
-    { say "MariaDB did not come up: see $dbd_dir/mariadb.log"; return 1; }
+  dbd_wait 60 dbd_mariadb_up ||
+    dbd_fail "MariaDB did not come up" "$dbd_dir/mariadb.log"
   dbd_password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
   dbd_sql "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$dbd_password';
            GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" ||
@@ -126,7 +139,7 @@ CONF
     < /dev/null >> "$dbd_dir/slurmdbd.stdout" 2>&1 &
   dbd_slurmdbd_pid=$!
   dbd_wait 60 dbd_up ||
-    { say "slurmdbd did not come up: see $dbd_dir/slurmdbd.log"; return 1; }
+    dbd_fail "slurmdbd did not come up" "$dbd_dir/slurmdbd.log"
 }
 
 dbd_start() {
@@ -181,7 +194,7 @@ dbd_load_tree() {
       }
     }' "$1" > "$dbd_dir/associations.cfg"
   sacctmgr -i load file="$dbd_dir/associations.cfg" > "$dbd_dir/sacctmgr-load.log" 2>&1 ||
-    { say "sacctmgr load failed: see $dbd_dir/sacctmgr-load.log"; return 1; }
+    dbd_fail "sacctmgr load failed" "$dbd_dir/sacctmgr-load.log"
 }
 
 # dbd_stop: slurmdbd first (it may still be writing), then MariaDB; only the
