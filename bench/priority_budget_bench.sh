@@ -238,7 +238,7 @@ cpu_budget=$(measure budget)
 echo "bench ctld_cpu_budget: $cpu_budget s"
 # Of which the report snapshot for sbudget (CPU of the writes logged in the
 # phase, warm-up included).
-tail -n +"$mark" "$log" | sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)).*/\1/p' |
+tail -n +"$mark" "$log" | sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)[,)].*/\1/p' |
   awk '{ s += $1 } END { printf "bench ctld_cpu_budget_report: %.2f s\n", s / 1000 }'
 sed -i '/^DebugFlags=Priority$/d' "$conf"
 
