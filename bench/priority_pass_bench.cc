@@ -29,11 +29,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
 #include "libbudget/tree.h"
 
 namespace {
+
+using bench::Median;
+using bench::NextRandom;
+using bench::ThreadCpuMs;
 
 constexpr int kPrograms = 10;
 constexpr int kProjects = 10;
@@ -44,11 +49,6 @@ constexpr double kCapacityGpus = 8000;
 constexpr budget::Seconds kWeek = 7 * 86400;
 constexpr budget::Seconds kBucket = 300;
 constexpr budget::TimePoint kStart = 1700000000 / kBucket * kBucket;
-
-uint32_t NextRandom(uint64_t* state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return static_cast<uint32_t>(*state >> 33);
-}
 
 std::string TreeJson() {
   std::string json = R"({"name":"cluster","owners":["director"],"children":[)";
@@ -70,17 +70,6 @@ std::string TreeJson() {
     json += "]}";
   }
   return json + "]}";
-}
-
-double ThreadCpuMs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 double PeakRssMb() {

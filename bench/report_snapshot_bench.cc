@@ -25,12 +25,17 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/tree.h"
 
 namespace {
+
+using bench::Median;
+using bench::NextRandom;
+using bench::ThreadCpuMs;
 
 constexpr int kPrograms = 10;
 constexpr int kAccountsPerProgram = 100;
@@ -41,11 +46,6 @@ constexpr double kCapacityGpus = 1000;
 constexpr budget::Seconds kWeek = 7 * 86400;
 constexpr budget::Seconds kBucket = 300;
 constexpr budget::TimePoint kStart = 1700000000 / 3600 * 3600;
-
-uint32_t NextRandom(uint64_t* state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return static_cast<uint32_t>(*state >> 33);
-}
 
 std::string AccountName(int program, int account) {
   char name[32];
@@ -69,19 +69,8 @@ std::string TreeJson() {
   return json + "]}";
 }
 
-double ThreadCpuMs() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 int Fail(const budget::Status& s) {
