@@ -107,7 +107,7 @@ void test_budget_counts_protected_runs_under_way(void**) {
   //   A2 would project the same without commitments and take B1 too (the
   //   whole cluster changes hands); with A1's protected run under way
   //   (8 x 3600 committed) it projects (28800 + 28800) / 4838400 = 0.0119
-  //   > 0.00992: refused, B1 keeps running (sched/timeslice's rule).
+  //   > 0.00992: refused, B1 keeps running (the core's commitments.h, as in sched/timeslice).
   Workload w = MakeWorkload({{0, "b", 8, 10000, 3000, true, 0},
                              {0, "b", 8, 10000, 3000, true, 0},
                              {10, "a", 8, 5000, 3600, true, 0},
