@@ -49,7 +49,6 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime)
   facts.waits_for_resources = WaitsForResources(job, time(nullptr));
   facts.start = job->start_time;
   facts.comment = OrEmpty(job->comment);
-  facts.priority = job->priority;
   if (job->details) {
     facts.submit_time = job->details->submit_time;
     // nice is stored offset by NICE_OFFSET; a lower nice is more important.

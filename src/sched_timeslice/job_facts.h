@@ -42,7 +42,6 @@ struct JobFacts {
   // Slurm's submit time; a requeue resets it to the requeue time, and
   // Slurm's scheduler breaks equal priorities by it (then by job id).
   budget::TimePoint submit_time = 0;
-  uint32_t priority = 0;
   uint32_t user_priority = 0;
   uint32_t node_count = 1;     // pending: requested; running: held
   uint32_t gpus_per_node = 0;

@@ -221,7 +221,7 @@ JobFacts RunningFacts(uint32_t id, const char* account, TimePoint start, budget:
 }
 
 JobFacts PendingFacts(uint32_t id, const char* account, budget::Seconds min_runtime, uint32_t nodes,
-                      uint32_t gpus_per_node, uint32_t priority) {
+                      uint32_t gpus_per_node) {
   JobFacts j;
   j.job_id = id;
   j.account = account;
@@ -230,7 +230,6 @@ JobFacts PendingFacts(uint32_t id, const char* account, budget::Seconds min_runt
   j.waits_for_resources = true;
   j.node_count = nodes;
   j.gpus_per_node = gpus_per_node;
-  j.priority = priority;
   return j;
 }
 
@@ -291,7 +290,7 @@ void test_timeslice_waits_for_protection_then_preempts(void**) {
   // Projected ratio of teama: (0 + 8 x 20) / (0.5 x 16 x 600) = 160 / 4800
   // = 0.033 <= 1.0: no ping-pong.
   std::vector<JobFacts> jobs = {RunningFacts(5, "teamb", kNow - 10, 20, {0}, 8),
-                                PendingFacts(6, "teama", 20, 1, 8, 100)};
+                                PendingFacts(6, "teama", 20, 1, 8)};
   timeslice::TimeslicePlanner planner;
   timeslice::PassPlan plan = planner.Plan(jobs, Nodes(1), *view, kNow);
   // Job 5 is protected until kNow + 10: nothing.
@@ -316,11 +315,11 @@ void test_timeslice_serves_the_job_slurm_tries_first(void**) {
   // with three jobs of equal Slurm priority. Job 3 was requeued (Slurm reset
   // its submit time to kNow - 5); job 4 was submitted at kNow - 50, before
   // it; job 2 of teamb was submitted first of all but ranks behind.
-  JobFacts requeued = PendingFacts(3, "teama", 20, 1, 8, 100);
+  JobFacts requeued = PendingFacts(3, "teama", 20, 1, 8);
   requeued.submit_time = kNow - 5;
-  JobFacts older = PendingFacts(4, "teama", 20, 1, 8, 100);
+  JobFacts older = PendingFacts(4, "teama", 20, 1, 8);
   older.submit_time = kNow - 50;
-  JobFacts behind = PendingFacts(2, "teamb", 20, 1, 8, 100);
+  JobFacts behind = PendingFacts(2, "teamb", 20, 1, 8);
   behind.submit_time = kNow - 500;
   std::vector<JobFacts> jobs = {RunningFacts(5, "teamb", kNow - 100, 20, {0}, 8), requeued, older, behind};
   timeslice::TimeslicePlanner planner;
@@ -344,7 +343,7 @@ void test_timeslice_never_by_the_team_behind(void**) {
   auto view = RankedView(TempDir());
   // teama (rank 0) runs; teamb (rank 1) waits: it ranks behind, nothing.
   std::vector<JobFacts> jobs = {RunningFacts(5, "teama", kNow - 100, 20, {0}, 8),
-                                PendingFacts(6, "teamb", 20, 1, 8, 100)};
+                                PendingFacts(6, "teamb", 20, 1, 8)};
   timeslice::TimeslicePlanner planner;
   assert_int_equal(planner.Plan(jobs, Nodes(1), *view, kNow).preemptions.size(), 0);
 }
@@ -356,7 +355,7 @@ void test_timeslice_takes_a_multi_node_job_whole_and_no_more(void**) {
   // victim is unallocated work, preempted before any allocated work).
   std::vector<JobFacts> jobs = {RunningFacts(7, "teamb", kNow - 100, 20, {1, 2}, 8),
                                 RunningFacts(8, "nobody", kNow - 100, 0, {0}, 8),
-                                PendingFacts(9, "teama", 20, 1, 8, 100)};
+                                PendingFacts(9, "teama", 20, 1, 8)};
   timeslice::TimeslicePlanner planner;
   timeslice::PassPlan plan = planner.Plan(jobs, Nodes(3), *view, kNow);
   // One victim: the unallocated job 8 (victim order: unallocated first).
@@ -364,7 +363,7 @@ void test_timeslice_takes_a_multi_node_job_whole_and_no_more(void**) {
   assert_int_equal(plan.preemptions[0].job_id, 8);
   // A 2-node teama job needs two whole nodes: n1 (job 8) and one node of
   // job 7, which then goes whole: two victims, job 7 listed once.
-  jobs[2] = PendingFacts(9, "teama", 20, 2, 8, 100);
+  jobs[2] = PendingFacts(9, "teama", 20, 2, 8);
   plan = planner.Plan(jobs, Nodes(3), *view, kNow);
   assert_int_equal(plan.preemptions.size(), 2);
   std::vector<uint32_t> ids = {plan.preemptions[0].job_id, plan.preemptions[1].job_id};
@@ -388,8 +387,8 @@ void test_commitments_read_grants_from_the_victims_notes(void**) {
   std::vector<JobFacts> jobs = {
       victim,
       older_victim,
-      PendingFacts(2, "teama", 20, 1, 8, 100),               // granted: 8 x 20 = 160
-      PendingFacts(3, "teama", 20, 1, 8, 100),               // not granted: 0
+      PendingFacts(2, "teama", 20, 1, 8),               // granted: 8 x 20 = 160
+      PendingFacts(3, "teama", 20, 1, 8),               // not granted: 0
       RunningFacts(4, "teama", kNow - 5, 20, {1}, 8),        // protected 15 s more: 8 x 15 = 120
       RunningFacts(5, "teamb", kNow - 100, 20, {1}, 8),      // protection over: 0
   };
@@ -417,7 +416,7 @@ void test_second_preemption_of_a_team_counts_the_first(void**) {
   auto view = RankedView(TempDir(), 4000, 4272);
   std::vector<JobFacts> jobs = {RunningFacts(5, "teamb", kNow - 100, 20, {0}, 8),
                                 RunningFacts(6, "teamb", kNow - 100, 20, {1}, 8),
-                                PendingFacts(7, "teama", 20, 1, 8, 100)};
+                                PendingFacts(7, "teama", 20, 1, 8)};
   timeslice::TimeslicePlanner planner;
   assert_int_equal(planner.Plan(jobs, Nodes(2), *view, kNow).preemptions.size(), 1);
   // Job 5 was preempted and job 7 now runs on n1, protected until
@@ -425,7 +424,7 @@ void test_second_preemption_of_a_team_counts_the_first(void**) {
   // project 0.867 again; with job 7's protected run still to be charged
   // (8 x 19 = 152 at kNow + 1): (4000 + 152 + 160) / 4800 = 0.898 > 0.89:
   // refused, so the second node does not change hands.
-  jobs = {RunningFacts(7, "teama", kNow, 20, {0}, 8), jobs[1], PendingFacts(8, "teama", 20, 1, 8, 90)};
+  jobs = {RunningFacts(7, "teama", kNow, 20, {0}, 8), jobs[1], PendingFacts(8, "teama", 20, 1, 8)};
   assert_int_equal(planner.Plan(jobs, Nodes(2), *view, kNow + 1).preemptions.size(), 0);
 }
 
