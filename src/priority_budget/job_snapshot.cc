@@ -65,10 +65,11 @@ JobView ViewOfJob(const void* job_record) {
   return view;
 }
 
-JobSnapshot SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass) {
-  JobSnapshot snapshot;
+void SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
+                  JobSnapshot* snapshot) {
+  snapshot->capacity_gpus = 0;
   if (job_list) {
-    snapshot.jobs.reserve(list_count(job_list));
+    snapshot->jobs.reserve(snapshot->jobs.size() + list_count(job_list));
     ListIterator it = list_iterator_create(job_list);
     while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
       if (IS_JOB_REVOKED(job)) continue;
@@ -76,12 +77,11 @@ JobSnapshot SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, b
           job->end_time <= last_pass) {
         continue;  // nothing left to charge
       }
-      snapshot.jobs.push_back(ViewOfJob(job));
+      snapshot->jobs.push_back(ViewOfJob(job));
     }
     list_iterator_destroy(it);
   }
-  for (int i = 0; i < node_record_count; ++i) snapshot.capacity_gpus += NodeGpus(node_record_table_ptr[i]);
-  return snapshot;
+  for (int i = 0; i < node_record_count; ++i) snapshot->capacity_gpus += NodeGpus(node_record_table_ptr[i]);
 }
 
 int ApplyPriorities(const std::vector<std::pair<uint32_t, uint32_t>>& priorities) {

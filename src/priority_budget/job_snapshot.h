@@ -30,8 +30,12 @@ namespace budget_prio {
 // REQUIRES: the job read lock; `job_record` is a job_record_t*.
 JobView ViewOfJob(const void* job_record);
 
+// Appends the jobs to snapshot->jobs (the caller keeps the vector between
+// passes, so its memory is not returned to the kernel and faulted back in
+// at every pass) and sets snapshot->capacity_gpus.
 // REQUIRES: the job and node read locks.
-JobSnapshot SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass);
+void SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
+                  JobSnapshot* snapshot);
 
 // REQUIRES: the job write lock. Returns how many priorities changed.
 int ApplyPriorities(const std::vector<std::pair<uint32_t, uint32_t>>& priorities);

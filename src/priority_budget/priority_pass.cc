@@ -54,6 +54,7 @@ budget::Status ComputePriorities(const budget::AllocationTree& tree, const budge
   if (!st.ok()) return st;
 
   std::vector<budget::PendingJob> pending;
+  pending.reserve(jobs.size());
   for (const JobView& job : jobs) {
     if (WantsPriority(job)) pending.push_back(ToPendingJob(*view, job));
   }

@@ -34,16 +34,16 @@ budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job, bud
 budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
                            budget::ReportSnapshot* report) {
-  budget::ReportSnapshot out;
-  out.generated_at = now;
-  out.tree_source = tree_source;
-  out.window = ledger->options().window;
-  out.bucket_width = ledger->options().bucket_width;
-  out.recalc_interval = view.config.recalc_interval;
-  out.capacity_gpus = capacity_gpus;
+  report->generated_at = now;
+  report->tree_source = tree_source;
+  report->window = ledger->options().window;
+  report->bucket_width = ledger->options().bucket_width;
+  report->recalc_interval = view.config.recalc_interval;
+  report->capacity_gpus = capacity_gpus;
 
   std::vector<budget::NodeActivity> activity(view.tree.size());
-  out.jobs.reserve(jobs.size());
+  report->jobs.clear();  // keeps its capacity
+  report->jobs.reserve(jobs.size());
   for (const JobView& job : jobs) {
     bool pending = job.phase == JobPhase::kPending && !job.held;
     if (!pending && job.phase != JobPhase::kRunning) continue;
@@ -51,13 +51,12 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
     if (node != budget::kNoNode) {
       (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
     }
-    out.jobs.push_back(ToSnapshotJob(view, job, node));
+    report->jobs.push_back(ToSnapshotJob(view, job, node));
   }
   budget::Status st =
-      budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, &out, kReportHistoryDepth);
+      budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, report, kReportHistoryDepth);
   if (!st.ok()) return st;
-  budget::RankSnapshotJobs(view.tree, view.order, &out.jobs);
-  *report = std::move(out);
+  budget::RankSnapshotJobs(view.tree, view.order, &report->jobs);
   return budget::Status::Ok();
 }
 

@@ -30,7 +30,9 @@ namespace budget_prio {
 constexpr int kReportHistoryDepth = 2;
 
 // Builds the snapshot of the pass at `now` over `view` (the order just
-// computed) and `jobs` (pending and running ones are listed).
+// computed) and `jobs` (pending and running ones are listed), in place:
+// the caller keeps `report` between passes so that its job list reuses its
+// memory. On error *report is unspecified (write nothing from it).
 budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
                            budget::ReportSnapshot* report);

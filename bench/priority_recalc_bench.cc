@@ -1,0 +1,152 @@
+// bench priority_recalc_*: the CPU priority/budget's recalc thread spends
+// per pass outside slurmctld's locks, on the controller benchmark's scale
+// (priority_budget_bench.sh): 20,000 pending jobs over 1,000 accounts (10
+// programs x 100 accounts), each asking 1 GPU with a 1-minute contract, a
+// pass every 60 s, a 7-day window of 5-minute buckets.
+//
+// Each pass runs what RecalcThread::RunPass runs after its job snapshot, in
+// the same order and through the same adapter functions (the snapshot and
+// the apply need slurmctld; the live benchmark measures them):
+//   charge   ChargeJobs (cursors, demand into the ledger)
+//   compute  ComputePriorities (order + every pending job's priority)
+//   save     SaveLedger (atomic write of the ledger file)
+//   report   BuildReport + WriteReportSnapshot (the sbudget snapshot)
+//
+//   bench priority_recalc_pass_cpu: <ms> ms     charge + compute
+//   bench priority_recalc_save_cpu: <ms> ms     ledger save
+//   bench priority_recalc_report_cpu: <ms> ms   report build + write
+//   bench priority_recalc_total_cpu: <ms> ms    all of one pass
+//
+// Medians of the thread's CPU time over kPasses passes after kWarmup
+// (CPU, not wall: the machine is shared; the write's fsync waits are not
+// counted, as in the plugin's own per-pass log line).
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "libbudget/config.h"
+#include "libbudget/ledger.h"
+#include "libbudget/ledger_file.h"
+#include "libbudget/report_snapshot.h"
+#include "libbudget/tree.h"
+#include "priority_budget/job_view.h"
+#include "priority_budget/priority_pass.h"
+#include "priority_budget/report_writer.h"
+#include "priority_budget/usage_charging.h"
+
+namespace {
+
+using bench::Median;
+using bench::ThreadCpuMs;
+
+constexpr int kPrograms = 10;
+constexpr int kAccountsPerProgram = 100;
+constexpr int kJobs = 20000;
+constexpr int kWarmup = 3;
+constexpr int kPasses = 15;
+constexpr double kCapacityGpus = 8;
+constexpr budget::Seconds kPassInterval = 60;
+constexpr budget::TimePoint kStart = 1700000000 / 3600 * 3600;
+
+std::string AccountName(int n) {
+  char name[32];
+  std::snprintf(name, sizeof name, "acct%04d", n);
+  return name;
+}
+
+// The live benchmark's tree: programs with shares 1..10, accounts 1..100.
+std::string TreeJson() {
+  std::string json = R"({"name":"cluster","children":[)";
+  int n = 0;
+  for (int p = 0; p < kPrograms; ++p) {
+    json += (p ? "," : "") + std::string(R"({"name":"prog)") + std::to_string(p) + R"(","share":)" +
+            std::to_string(p + 1) + R"(,"children":[)";
+    for (int a = 0; a < kAccountsPerProgram; ++a, ++n) {
+      json += (a ? "," : "") + std::string(R"({"name":")") + AccountName(n) + R"(","share":)" +
+              std::to_string(a + 1) + R"(,"account":")" + AccountName(n) + "\"}";
+    }
+    json += "]}";
+  }
+  return json + "]}";
+}
+
+// What priority_budget_bench.sh submits: round-robin over the accounts.
+std::vector<budget_prio::JobView> PendingJobs() {
+  std::vector<budget_prio::JobView> jobs(kJobs);
+  for (int i = 0; i < kJobs; ++i) {
+    budget_prio::JobView& job = jobs[i];
+    job.job_id = static_cast<uint32_t>(i + 1);
+    job.account = AccountName(i % (kPrograms * kAccountsPerProgram));
+    job.user = "root";
+    job.phase = budget_prio::JobPhase::kPending;
+    job.gpus = 1;
+    job.submit_time = kStart - kJobs + i;
+    job.priority = 1;
+    job.has_contract = true;
+    job.contract.min_runtime = 60;
+    job.contract.declared = true;
+  }
+  return jobs;
+}
+
+int Fail(const budget::Status& s) {
+  std::fprintf(stderr, "priority_recalc_bench: %s\n", s.message().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main() {
+  budget::AllocationTree tree;
+  budget::Status st = budget::AllocationTree::Parse(TreeJson(), "bench tree", &tree, nullptr);
+  if (!st.ok()) return Fail(st);
+  budget::BudgetConfig config;
+  config.recalc_interval = kPassInterval;
+  budget::Ledger::Options options;  // 7 days, 5-min buckets, 1-h report buckets
+  budget::Ledger ledger(options);
+  const std::vector<budget_prio::JobView> jobs = PendingJobs();
+
+  char dir_template[] = "/tmp/priority_recalc_bench.XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (!dir) return Fail(budget::Status::IOError("mkdtemp failed"));
+  const std::string ledger_file = std::string(dir) + "/ledger";
+  const std::string report_file = std::string(dir) + "/" + budget::kReportSnapshotFileName;
+
+  budget::ReportSnapshot report;  // kept between passes, as the plugin does
+  std::vector<double> pass_ms, save_ms, report_ms, total_ms;
+  budget::TimePoint last_pass = kStart - kPassInterval;
+  for (int i = 0; i < kWarmup + kPasses; ++i) {
+    const budget::TimePoint now = kStart + i * kPassInterval;
+    const double t0 = ThreadCpuMs();
+    budget_prio::ChargeJobs(jobs, tree, config, last_pass, now, &ledger);
+    budget_prio::PassResult result;
+    st = budget_prio::ComputePriorities(tree, config, jobs, kCapacityGpus, now, &ledger, &result);
+    if (!st.ok()) return Fail(st);
+    last_pass = now;
+    const double t1 = ThreadCpuMs();
+    st = budget::SaveLedger(ledger, ledger_file);
+    if (!st.ok()) return Fail(st);
+    const double t2 = ThreadCpuMs();
+    st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report);
+    if (st.ok()) st = budget::WriteReportSnapshot(report, report_file);
+    if (!st.ok()) return Fail(st);
+    const double t3 = ThreadCpuMs();
+    if (i < kWarmup) continue;
+    pass_ms.push_back(t1 - t0);
+    save_ms.push_back(t2 - t1);
+    report_ms.push_back(t3 - t2);
+    total_ms.push_back(t3 - t0);
+  }
+  unlink(ledger_file.c_str());
+  unlink(report_file.c_str());
+  rmdir(dir);
+  std::printf("bench priority_recalc_pass_cpu: %.2f ms\n", Median(pass_ms));
+  std::printf("bench priority_recalc_save_cpu: %.2f ms\n", Median(save_ms));
+  std::printf("bench priority_recalc_report_cpu: %.2f ms\n", Median(report_ms));
+  std::printf("bench priority_recalc_total_cpu: %.2f ms\n", Median(total_ms));
+  return 0;
+}
