@@ -73,43 +73,57 @@ void WriteNode(JsonWriter& w, const SnapshotNode& n) {
   w.EndObject();
 }
 
-void WriteJob(JsonWriter& w, const SnapshotJob& j) {
-  w.BeginObject();
-  w.Key("job_id").Int(j.job_id);
-  w.Key("state").String(SnapshotJobStateName(j.state));
-  w.Key("user").String(j.user);
-  w.Key("account").String(j.account);
+// The columns of a job row (version 2), in the order WriteJobRow writes
+// them. Readers map columns by name (ColumnMap), so this order is the
+// writer's choice, not part of the format.
+constexpr const char* kJobFields[] = {
+    "job_id",        "state",          "user",          "account",      "node_path",
+    "gpus",          "contract_known", "min_runtime",   "resumable",    "user_priority",
+    "priority",      "fairshare",      "rank",          "allocated",    "queue_position",
+    "submit_time",   "start_time",     "protection_end", "preemption"};
+// Whose absence from job_fields means "no job was preempted", as the key's
+// absence did in version 1; every other column is required.
+constexpr char kOptionalJobField[] = "preemption";
+
+void WriteJobRow(JsonWriter& w, const SnapshotJob& j) {
+  w.BeginArray();
+  w.Int(j.job_id);
+  w.String(SnapshotJobStateName(j.state));
+  w.String(j.user);
+  w.String(j.account);
   if (j.has_node) {
-    w.Key("node_path").String(j.node_path);
+    w.String(j.node_path);
   } else {
-    w.Key("node_path").Null();
+    w.Null();
   }
-  w.Key("gpus").Int(j.gpus);
-  w.Key("contract_known").Bool(j.contract_known);
-  w.Key("min_runtime").Int(j.min_runtime);
-  w.Key("resumable").Bool(j.resumable);
-  w.Key("user_priority").Int(j.user_priority);
-  w.Key("priority").Int(j.priority);
-  w.Key("fairshare").Double(j.fairshare);
-  WriteRank(w.Key("rank"), j.rank);
-  w.Key("allocated").Bool(j.allocated);
+  w.Int(j.gpus);
+  w.Bool(j.contract_known);
+  w.Int(j.min_runtime);
+  w.Bool(j.resumable);
+  w.Int(j.user_priority);
+  w.Int(j.priority);
+  w.Double(j.fairshare);
+  WriteRank(w, j.rank);
+  w.Bool(j.allocated);
   if (j.queue_position == SnapshotJob::kNoPosition) {
-    w.Key("queue_position").Null();
+    w.Null();
   } else {
-    w.Key("queue_position").Int(j.queue_position);
+    w.Int(j.queue_position);
   }
-  w.Key("submit_time").Int(j.submit_time);
-  WriteTime(w.Key("start_time"), j.start_time);
-  WriteTime(w.Key("protection_end"), j.protection_end);
+  w.Int(j.submit_time);
+  WriteTime(w, j.start_time);
+  WriteTime(w, j.protection_end);
   if (j.has_preemption) {
-    w.Key("preemption").BeginObject();
+    w.BeginObject();
     w.Key("preempted_by").Int(j.preemption.preempted_by);
     w.Key("rule").String(j.preemption.rule);
     w.Key("action").String(j.preemption.action);
     w.Key("at").Int(j.preemption.at);
     w.EndObject();
+  } else {
+    w.Null();
   }
-  w.EndObject();
+  w.EndArray();
 }
 
 void WriteNumbers(JsonWriter& w, const std::vector<double>& values) {
@@ -147,8 +161,11 @@ void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s) {
   w.Key("nodes").BeginArray();
   for (const SnapshotNode& n : s.nodes) WriteNode(w, n);
   w.EndArray();
+  w.Key("job_fields").BeginArray();
+  for (const char* field : kJobFields) w.String(field);
+  w.EndArray();
   w.Key("jobs").BeginArray();
-  for (const SnapshotJob& j : s.jobs) WriteJob(w, j);
+  for (const SnapshotJob& j : s.jobs) WriteJobRow(w, j);
   w.EndArray();
   w.Key("history").BeginArray();
   for (const SnapshotHistory& h : s.history) WriteHistory(w, h);
@@ -158,12 +175,74 @@ void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s) {
 
 // ---------------------------------------------------------------- reading --
 
-// Reads typed fields of one JSON object, remembering the first error with
-// its JSON path, so that a parse function reads as a list of fields.
+// The columns of the version-2 job rows: which column holds each field this
+// reader knows (job_fields' other columns are ignored).
+class ColumnMap {
+ public:
+  // Reads the array of column names `fields` found at `path`; on error
+  // (not an array of strings, a name twice, a required column missing)
+  // sets *error, naming the place, and returns false.
+  bool Read(const json_object* fields, const std::string& path, std::string* error) {
+    if (!json_object_is_type(fields, json_type_array)) {
+      *error = path + ": must be an array";
+      return false;
+    }
+    width_ = json_object_array_length(fields);
+    for (size_t i = 0; i < width_; ++i) {
+      json_object* e = json_object_array_get_idx(fields, i);
+      if (!json_object_is_type(e, json_type_string)) {
+        *error = path + "[" + std::to_string(i) + "]: must be a string";
+        return false;
+      }
+      const char* name = json_object_get_string(e);
+      const char* known = KnownName(name);
+      if (known == nullptr) continue;
+      if (Find(known) >= 0) {
+        *error = path + "[" + std::to_string(i) + "]: column \"" + name + "\" appears twice";
+        return false;
+      }
+      columns_.emplace_back(known, static_cast<int>(i));
+    }
+    for (const char* field : kJobFields) {
+      if (Find(field) < 0 && std::strcmp(field, kOptionalJobField) != 0) {
+        *error = path + ": missing column \"" + field + "\"";
+        return false;
+      }
+    }
+    return true;
+  }
+  // The column of `field` (a kJobFields entry), or -1.
+  int Find(const char* field) const {
+    for (const auto& c : columns_) {
+      if (c.first == field || std::strcmp(c.first, field) == 0) return c.second;
+    }
+    return -1;
+  }
+  size_t width() const { return width_; }
+
+ private:
+  static const char* KnownName(const char* name) {
+    for (const char* field : kJobFields) {
+      if (std::strcmp(field, name) == 0) return field;
+    }
+    return nullptr;
+  }
+
+  std::vector<std::pair<const char*, int>> columns_;  // (kJobFields entry, column)
+  size_t width_ = 0;
+};
+
+// Reads typed fields of one JSON object, or of one job row through its
+// ColumnMap, remembering the first error with its JSON path, so that a
+// parse function reads as a list of fields whatever the layout.
 class FieldReader {
  public:
   FieldReader(const json_object* obj, std::string path, std::string* error)
       : obj_(obj), path_(std::move(path)), error_(error) {}
+  // REQUIRES: row is an array of columns->width() values.
+  FieldReader(const json_object* row, const ColumnMap* columns, std::string path,
+              std::string* error)
+      : obj_(row), columns_(columns), path_(std::move(path)), error_(error) {}
 
   // Required fields: a missing key or a wrong type is an error.
   void Int(const char* key, int64_t* out, int64_t min, int64_t max) {
@@ -233,7 +312,7 @@ class FieldReader {
     for (size_t i = 0; i < json_object_array_length(v); ++i) {
       json_object* e = json_object_array_get_idx(v, i);
       if (!json_object_is_type(e, json_type_string)) {
-        return Fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a string");
+        return FailAt(PathOf(key) + "[" + std::to_string(i) + "]", "must be a string");
       }
       out->push_back(json_object_get_string(e));
     }
@@ -244,7 +323,7 @@ class FieldReader {
     for (size_t i = 0; i < json_object_array_length(v); ++i) {
       json_object* e = json_object_array_get_idx(v, i);
       if (!json_object_is_type(e, json_type_double) && !json_object_is_type(e, json_type_int)) {
-        return Fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a number");
+        return FailAt(PathOf(key) + "[" + std::to_string(i) + "]", "must be a number");
       }
       out->push_back(json_object_get_double(e));
     }
@@ -259,28 +338,48 @@ class FieldReader {
     }
     return v;
   }
-  // An optional object: nullptr when absent (not an error).
+  // An optional object: nullptr when absent or null (not an error).
   json_object* OptionalObject(const char* key) {
     json_object* v = nullptr;
-    if (!json_object_object_get_ex(obj_, key, &v) || v == nullptr) return nullptr;
+    if (failed() || !Lookup(key, &v) || v == nullptr) return nullptr;
     if (!json_object_is_type(v, json_type_object)) {
       Fail(key, "must be an object");
       return nullptr;
     }
     return v;
   }
-  std::string PathOf(const std::string& key) const { return path_ + "." + key; }
+  // The JSON path of `key`'s value: `$.jobs[3].state` in an object,
+  // `$.jobs[3][1]` in a row.
+  std::string PathOf(const std::string& key) const {
+    if (columns_ == nullptr) return path_ + "." + key;
+    const int column = columns_->Find(key.c_str());
+    return column < 0 ? path_ : path_ + "[" + std::to_string(column) + "]";
+  }
+  // "<path>: <why>"; a row's cell also gets its column's name, as
+  // `$.jobs[3][1] (state): ...`.
   void Fail(const std::string& key, const std::string& why) {
-    if (error_->empty()) *error_ = PathOf(key) + ": " + why;
+    if (columns_ == nullptr) return FailAt(PathOf(key), why);
+    FailAt(PathOf(key) + " (" + key + ")", why);
   }
   bool failed() const { return !error_->empty(); }
 
  private:
+  void FailAt(const std::string& where, const std::string& why) {
+    if (error_->empty()) *error_ = where + ": " + why;
+  }
+  // Whether `key` is present (its value, maybe null, in *v).
+  bool Lookup(const char* key, json_object** v) const {
+    if (columns_ == nullptr) return json_object_object_get_ex(obj_, key, v);
+    const int column = columns_->Find(key);
+    if (column < 0) return false;
+    *v = json_object_array_get_idx(obj_, static_cast<size_t>(column));
+    return true;
+  }
   // The value at `key` if present and non-null; an error if required.
   json_object* Get(const char* key, bool required) {
     if (failed()) return nullptr;
     json_object* v = nullptr;
-    if (!json_object_object_get_ex(obj_, key, &v)) {
+    if (!Lookup(key, &v)) {
       if (required) Fail(key, "missing");
       return nullptr;
     }
@@ -293,7 +392,7 @@ class FieldReader {
   // Whether the key is present (null included); an error if it is not.
   bool Has(const char* key, json_object** v) {
     if (failed()) return false;
-    if (!json_object_object_get_ex(obj_, key, v)) {
+    if (!Lookup(key, v)) {
       Fail(key, "missing");
       return false;
     }
@@ -301,6 +400,7 @@ class FieldReader {
   }
 
   const json_object* obj_;
+  const ColumnMap* columns_ = nullptr;  // null: obj_ is an object
   std::string path_;
   std::string* error_;
 };
@@ -343,9 +443,9 @@ void ParseNode(const json_object* obj, const std::string& path, SnapshotNode* n,
   r.NullableInt("rank", &n->rank, 0, kMaxU32 - 1, FairShareOrder::kNoRank);
 }
 
-void ParseJob(const json_object* obj, const std::string& path, SnapshotJob* j,
-              std::string* error) {
-  FieldReader r(obj, path, error);
+// One job, from an object (version 1) or a row (version 2): the same
+// fields either way.
+void ParseJobFields(FieldReader& r, SnapshotJob* j, std::string* error) {
   r.IntAs("job_id", &j->job_id, 0, kMaxU32);
   std::string state;
   r.String("state", &state);
@@ -376,6 +476,40 @@ void ParseJob(const json_object* obj, const std::string& path, SnapshotJob* j,
     pr.String("rule", &j->preemption.rule);
     pr.String("action", &j->preemption.action);
     pr.IntAs("at", &j->preemption.at, kTimeMin, kTimeMax);
+  }
+}
+
+void ParseJobObject(const json_object* obj, const std::string& path, SnapshotJob* j,
+                    std::string* error) {
+  FieldReader r(obj, path, error);
+  ParseJobFields(r, j, error);
+}
+
+// Version 2: the rows of `jobs`, their columns named by `job_fields`.
+void ParseJobRows(FieldReader* r, std::vector<SnapshotJob>* out, std::string* error) {
+  json_object* fields = r->Array("job_fields");
+  if (fields == nullptr) return;
+  ColumnMap columns;
+  if (!columns.Read(fields, r->PathOf("job_fields"), error)) return;
+  json_object* rows = r->Array("jobs");
+  if (rows == nullptr) return;
+  const size_t n = json_object_array_length(rows);
+  out->resize(n);
+  for (size_t i = 0; i < n && error->empty(); ++i) {
+    json_object* row = json_object_array_get_idx(rows, i);
+    std::string where = r->PathOf("jobs") + "[" + std::to_string(i) + "]";
+    if (!json_object_is_type(row, json_type_array)) {
+      *error = where + ": must be an array (a job row)";
+      return;
+    }
+    const size_t width = json_object_array_length(row);
+    if (width != columns.width()) {
+      *error = where + ": has " + std::to_string(width) + " values, job_fields names " +
+               std::to_string(columns.width()) + " columns";
+      return;
+    }
+    FieldReader cells(row, &columns, std::move(where), error);
+    ParseJobFields(cells, &(*out)[i], error);
   }
 }
 
@@ -444,7 +578,11 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
     s->has_fragmentation = true;
   }
   ParseArray(&r, "nodes", ParseNode, &s->nodes, error);
-  ParseArray(&r, "jobs", ParseJob, &s->jobs, error);
+  if (s->version == 1) {
+    ParseArray(&r, "jobs", ParseJobObject, &s->jobs, error);
+  } else if (!r.failed()) {
+    ParseJobRows(&r, &s->jobs, error);
+  }
   ParseArray(&r, "history", ParseHistory, &s->history, error);
 }
 
@@ -523,14 +661,26 @@ Seconds ReportSnapshot::StaleAfter() const {
   return std::max<Seconds>(kStaleIntervals * recalc_interval, kMinStaleAge);
 }
 
+void FormatReportSnapshotInto(const ReportSnapshot& snapshot, std::string* out) {
+  out->clear();
+  // Measured on the benchmark's snapshot: ~140 bytes per job row, ~380 per
+  // node, ~9 per history value. A little over, so that a first write does
+  // not regrow (and copy) the buffer at 90%; a kept buffer has the room.
+  size_t history_values = 0;
+  for (const SnapshotHistory& h : snapshot.history) {
+    history_values += h.delivered.size() + h.owed.size();
+  }
+  const size_t estimate = 4096 + 150 * snapshot.jobs.size() + 400 * snapshot.nodes.size() +
+                          100 * snapshot.history.size() + 10 * history_values;
+  if (out->capacity() < estimate) out->reserve(estimate);
+  JsonWriter w(out);
+  WriteSnapshot(w, snapshot);
+  out->push_back('\n');
+}
+
 std::string FormatReportSnapshot(const ReportSnapshot& snapshot) {
   std::string text;
-  // About 550 bytes per job and 5 KB per history series.
-  text.reserve(4096 + 600 * snapshot.jobs.size() + 600 * snapshot.nodes.size() +
-               5200 * snapshot.history.size());
-  JsonWriter w(&text);
-  WriteSnapshot(w, snapshot);
-  text += '\n';
+  FormatReportSnapshotInto(snapshot, &text);
   return text;
 }
 
@@ -572,8 +722,15 @@ Status ParseReportSnapshot(std::string_view json, const std::string& source,
 }
 
 Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file) {
+  std::string text;
+  return WriteReportSnapshot(snapshot, file, &text);
+}
+
+Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file,
+                           std::string* scratch) {
+  FormatReportSnapshotInto(snapshot, scratch);
   std::string tmp = file + ".tmp";
-  Status s = WriteAllAndSync(tmp, FormatReportSnapshot(snapshot));
+  Status s = WriteAllAndSync(tmp, *scratch);
   if (s.ok() && ::rename(tmp.c_str(), file.c_str()) != 0) {
     s = Status::IOError(file + ": rename from " + tmp + " failed: " + ErrnoText(errno));
   }
