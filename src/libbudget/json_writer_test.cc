@@ -44,6 +44,18 @@ void test_string_escapes(void**) {
   assert_string_equal(text.c_str(), "\"a\\\"b\\\\c\\nd\\te\\u0001/\xc3\xa9\"");
 }
 
+void test_plain_and_escaped_strings_of_any_length(void**) {
+  // 96 bytes (the longest written in one piece), 97, and 200 ending in a
+  // quote: the same text whichever way the writer takes.
+  const std::string a96(96, 'a'), a97(97, 'a'), b199(199, 'b');
+  std::string text;
+  JsonWriter w(&text);
+  w.BeginArray().String(a96).String(a97).String(b199 + "\"").String("").Bool(true).Bool(false)
+      .Null().EndArray();
+  assert_string_equal(text.c_str(), ("[\"" + a96 + "\",\"" + a97 + "\",\"" + b199 +
+                                     "\\\"\",\"\",true,false,null]").c_str());
+}
+
 void test_numbers(void**) {
   std::string text;
   JsonWriter w(&text);
@@ -87,6 +99,7 @@ int main() {
       cmocka_unit_test(test_nested_separators),
       cmocka_unit_test(test_top_level_array_appends),
       cmocka_unit_test(test_string_escapes),
+      cmocka_unit_test(test_plain_and_escaped_strings_of_any_length),
       cmocka_unit_test(test_numbers),
       cmocka_unit_test(test_json_c_reads_it_back),
   };
