@@ -39,11 +39,12 @@
 // Jobs are rows: one array per job whose values are the columns that
 // job_fields names, in its order (the names once, not 20,000 times: the
 // benchmark's 20,000 jobs take 2.8 MB instead of version 1's 7.0 MB, and
-// the writer's CPU shrinks with them). A reader maps the columns BY NAME, so a later
-// version may add, drop or reorder columns: it ignores columns it does not
-// know, refuses a file that lacks one it needs (every column above but
-// "preemption", whose absence means no preemption records) and a row
-// whose length is not job_fields'.
+// the writer's CPU shrinks with them). A reader maps the columns BY NAME,
+// so a writer may add or reorder columns without a new version: a reader
+// ignores columns it does not know, and refuses (Corruption naming the
+// place) a file that lacks one it needs (every column above but
+// "preemption", whose absence means no preemption records) or a row whose
+// length is not job_fields'.
 // Version 1 wrote each job as an object with the keys of job_fields
 // ("preemption" absent instead of null); readers still accept it, so an
 // sbudget upgraded before the plugin reads the old plugin's file.

@@ -494,7 +494,8 @@ void TestRowColumnsAreMappedByName(void**) {
   std::string text = Replaced(kShuffledColumns, "\"preemption\",", "");
   text = Replaced(text, "[null,1699999000", "[1699999000");
   text = Replaced(text,
-                  R"([{"preempted_by":12,"rule":"unallocated","action":"requeue","at":1699999500},)",
+                  R"([{"preempted_by":12,"rule":"unallocated","action":"requeue",)"
+                  R"("at":1699999500},)",
                   "[");
   s = budget::ParseReportSnapshot(text, "v2.json", &out);
   if (!s.ok()) fail_msg("%s", s.message().c_str());
@@ -517,19 +518,22 @@ void TestMalformedJobRowsAreRefusedByPlace(void**) {
   const Case cases[] = {
       {SampleWith("\"gpus\",", ""), "$.job_fields: missing column \"gpus\""},
       {SampleWith("\"job_fields\"", "\"fields\""), "$.job_fields: missing"},
-      {SampleWith("\"job_fields\":[", "\"job_fields\":7,\"x\":["), "$.job_fields: must be an array"},
+      {SampleWith("\"job_fields\":[", "\"job_fields\":7,\"x\":["),
+       "$.job_fields: must be an array"},
       {SampleWith("\"state\",\"user\"", "\"state\",2"), "$.job_fields[2]: must be a string"},
       {SampleWith("\"preemption\"]", "\"preemption\",\"user\"]"),
        "$.job_fields[19]: column \"user\" appears twice"},
       {SampleWith("\"jobs\":[", "\"jobs\":{},\"x\":["), "$.jobs: must be an array"},
-      {SampleWith("\"jobs\":[[12,", "\"jobs\":[{},[12,"), "$.jobs[0]: must be an array (a job row)"},
+      {SampleWith("\"jobs\":[[12,", "\"jobs\":[{},[12,"),
+       "$.jobs[0]: must be an array (a job row)"},
       // Job 12's row loses one of its three trailing nulls: 18 values.
       {SampleWith(",null,null,null],", ",null,null],"),
        "$.jobs[0]: has 18 values, job_fields names 19 columns"},
       // Job 9's row gains a value after its preemption: 20.
       {SampleWith("\"at\":1699999500}]", "\"at\":1699999500},7]"),
        "$.jobs[1]: has 20 values, job_fields names 19 columns"},
-      {SampleWith("\"llm\",8,true", "\"llm\",\"8\",true"), "$.jobs[0][5] (gpus): must be an integer"},
+      {SampleWith("\"llm\",8,true", "\"llm\",\"8\",true"),
+       "$.jobs[0][5] (gpus): must be an integer"},
       {SampleWith("[12,\"pending\"", "[12,\"lost\""),
        "$.jobs[0][1] (state): must be pending, running or preempted, got 'lost'"},
       {SampleWith("900,true,5", "900,1,5"), "$.jobs[0][8] (resumable): must be true or false"},
@@ -537,7 +541,8 @@ void TestMalformedJobRowsAreRefusedByPlace(void**) {
       {SampleWith("2147483655,1,0", "2147483655,null,0"),
        "$.jobs[0][11] (fairshare): must be a number, got null"},
       {SampleWith("[12,", "[-12,"), "$.jobs[0][0] (job_id): must lie in [0, 4294967295], got -12"},
-      {SampleWith(R"({"preempted_by":12,"rule":"unallocated","action":"requeue","at":1699999500})", "7"),
+      {SampleWith(R"({"preempted_by":12,"rule":"unallocated","action":"requeue","at":1699999500})",
+                  "7"),
        "$.jobs[1][18] (preemption): must be an object"},
       {SampleWith("\"preempted_by\"", "\"by\""), "$.jobs[1][18].preempted_by: missing"},
   };
