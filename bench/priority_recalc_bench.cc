@@ -117,6 +117,7 @@ int main() {
   const std::string report_file = std::string(dir) + "/" + budget::kReportSnapshotFileName;
 
   budget::ReportSnapshot report;  // kept between passes, as the plugin does
+  std::string report_text;
   std::vector<double> pass_ms, save_ms, report_ms, total_ms;
   budget::TimePoint last_pass = kStart - kPassInterval;
   for (int i = 0; i < kWarmup + kPasses; ++i) {
@@ -132,7 +133,7 @@ int main() {
     if (!st.ok()) return Fail(st);
     const double t2 = ThreadCpuMs();
     st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report);
-    if (st.ok()) st = budget::WriteReportSnapshot(report, report_file);
+    if (st.ok()) st = budget::WriteReportSnapshot(report, report_file, &report_text);
     if (!st.ok()) return Fail(st);
     const double t3 = ThreadCpuMs();
     if (i < kWarmup) continue;

@@ -304,7 +304,7 @@ double RecalcThread::WriteReport(const OrderView& view, const std::vector<JobVie
   double build_start = ThreadCpuMillis();
   budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_);
   double build_cpu_ms = ThreadCpuMillis() - build_start;
-  if (st.ok()) st = budget::WriteReportSnapshot(report_, report_file_);
+  if (st.ok()) st = budget::WriteReportSnapshot(report_, report_file_, &report_text_);
   if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
   return build_cpu_ms;
 }

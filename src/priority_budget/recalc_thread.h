@@ -86,10 +86,11 @@ class RecalcThread {
   std::unique_ptr<TreeReloader> reloader_;
   UserNames user_names_;
   // Working memory of a pass, kept between passes: freed, these megabytes
-  // (20,000 jobs: ~2 MB of job views, ~4 MB of report rows, the report's
+  // (20,000 jobs: ~2 MB of job views, ~4 MB of report rows, ~6 MB of report
   // text) would go back to the kernel and fault back in at every pass.
   JobSnapshot pass_jobs_;
   budget::ReportSnapshot report_;
+  std::string report_text_;
   budget::TimePoint last_pass_ = 0;
   std::vector<std::string> top_allocations_;
   budget::TimePoint last_report_ = 0;
