@@ -30,7 +30,7 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
   munge libmunge-dev
   # used by the test and demo scripts
-  python3 curl procps
+  python3 curl procps jq
 )
 
 missing=()

@@ -41,7 +41,8 @@ a1=$(job teama 1) || fail_now "submit a1"
 b1=$(job teamb 1) || fail_now "submit b1"
 
 # --- the snapshot priority/budget writes after its passes -----------------------
-has_jobs() { grep -q "\"job_id\":$b1," "$SNAP" 2>/dev/null && grep -q '"running_gpus":8' "$SNAP"; }
+# (Jobs are rows under .job_fields since report version 2: look the columns up by name.)
+has_jobs() { jq -e --argjson id "$b1" '(.job_fields | index("job_id")) as $c | any(.jobs[]; .[$c] == $id)' "$SNAP" >/dev/null 2>&1 && grep -q '"running_gpus":8' "$SNAP"; }
 check "priority/budget writes $SNAP with the queued jobs" poll 30 has_jobs
 
 # --- the report -----------------------------------------------------------------
@@ -91,7 +92,7 @@ check "explain (running): its protection end" contains "protect" "$ex_r"
 unknown_job() { local out rc; out=$("$SBUDGET" explain 999999 2>&1); rc=$?; [ $rc -eq 1 ] && contains "job 999999 is known neither to Slurm nor to the budget snapshot" "$out"; }
 check "explain of an unknown job: one line, exit 1" unknown_job
 
-preempted=$(jq -r '[.jobs[] | select(.preemption != null)][0].job_id // empty' "$SNAP")
+preempted=$(jq -r '(.job_fields | index("preemption")) as $p | (.job_fields | index("job_id")) as $c | [.jobs[] | select($p != null and .[$p] != null)][0][$c] // empty' "$SNAP")
 if [ -n "$preempted" ]; then
   ex_p=$("$SBUDGET" explain "$preempted" 2>&1)
   printf '%s\n' "$ex_p" | sed 's/^/     explain preempted| /'
