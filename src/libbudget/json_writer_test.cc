@@ -74,6 +74,28 @@ void test_numbers(void**) {
                       "[-9223372036854775808,4294967295,70,0.1,-2.5e-07,1e+300,null,null]");
 }
 
+// Whole numbers below 1e4 take an integer path: the text must stay the
+// shortest round-trip form, as for every other double.
+void test_whole_doubles_print_as_the_shortest_form(void**) {
+  std::string text;
+  JsonWriter w(&text);
+  w.BeginArray()
+      .Double(0)
+      .Double(-0.0)
+      .Double(60)
+      .Double(-5)
+      .Double(9999)
+      .Double(9999.5)
+      .Double(10000)
+      .Double(100000)
+      .Double(1e6)
+      .EndArray();
+  // 0, "-0" (the sign kept), 60, -5, 9999, 9999.5; from 1e4 on the double
+  // path: 10000 (fixed and scientific both 5 chars: fixed), 1e+05 (5 chars
+  // beat 6), 1e+06.
+  assert_string_equal(text.c_str(), "[0,-0,60,-5,9999,9999.5,10000,1e+05,1e+06]");
+}
+
 void test_json_c_reads_it_back(void**) {
   const double third = 1.0 / 3.0;
   std::string text;
@@ -101,6 +123,7 @@ int main() {
       cmocka_unit_test(test_string_escapes),
       cmocka_unit_test(test_plain_and_escaped_strings_of_any_length),
       cmocka_unit_test(test_numbers),
+      cmocka_unit_test(test_whole_doubles_print_as_the_shortest_form),
       cmocka_unit_test(test_json_c_reads_it_back),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

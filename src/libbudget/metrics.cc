@@ -61,13 +61,12 @@ ServiceReport ServiceFromHourlySums(TimePoint start, Seconds hour,
   ServiceReport report;
   report.hour = hour;
   report.hours.resize(hours);
-  const double entitled_per_hour = entitlement * capacity_gpus * static_cast<double>(hour);
   double owed_and_delivered = 0.0;
   for (size_t i = 0; i < hours; ++i) {
     HourlyService& h = report.hours[i];
     h.start = start + static_cast<TimePoint>(i) * hour;
     h.demand_gpu_seconds = demand[i];
-    h.owed_gpu_seconds = std::min(entitled_per_hour, demand[i]);
+    h.owed_gpu_seconds = OwedInHour(demand[i], entitlement, capacity_gpus, hour);
     h.delivered_gpu_seconds = delivered[i];
     report.owed_gpu_seconds += h.owed_gpu_seconds;
     report.delivered_gpu_seconds += h.delivered_gpu_seconds;

@@ -80,6 +80,14 @@ Status MeasureService(const Ledger& ledger, const ServiceQuery& query,
                       double capacity_gpus, TimePoint from, TimePoint to,
                       ServiceReport* out);
 
+// owed(h) of the definitions above: min(entitlement x capacity x hour,
+// demand(h)).
+inline double OwedInHour(double demand_gpu_seconds, double entitlement, double capacity_gpus,
+                         Seconds hour) {
+  const double entitled = entitlement * capacity_gpus * static_cast<double>(hour);
+  return entitled < demand_gpu_seconds ? entitled : demand_gpu_seconds;
+}
+
 // The same measure from hourly sums the caller already holds (e.g. every
 // node of a tree, its subtree's demand and delivery summed in one reverse
 // scan, as the report snapshot does): hour i starts at start + i x hour;

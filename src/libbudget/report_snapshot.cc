@@ -126,9 +126,10 @@ void WriteJobRow(JsonWriter& w, const SnapshotJob& j) {
   w.EndArray();
 }
 
-void WriteNumbers(JsonWriter& w, const std::vector<double>& values) {
+// History values, to 0.001 GPU-s (see the header: "History values").
+void WriteMilliRounded(JsonWriter& w, const std::vector<double>& values) {
   w.BeginArray();
-  for (double v : values) w.Double(v);
+  for (double v : values) w.Double(std::isfinite(v) ? std::round(v * 1000.0) / 1000.0 : v);
   w.EndArray();
 }
 
@@ -137,8 +138,8 @@ void WriteHistory(JsonWriter& w, const SnapshotHistory& h) {
   w.Key("path").String(h.path);
   w.Key("start").Int(h.start);
   w.Key("width").Int(h.width);
-  WriteNumbers(w.Key("delivered"), h.delivered);
-  WriteNumbers(w.Key("owed"), h.owed);
+  WriteMilliRounded(w.Key("delivered"), h.delivered);
+  WriteMilliRounded(w.Key("owed"), h.owed);
   w.EndObject();
 }
 
@@ -758,12 +759,15 @@ Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {
   return ParseReportSnapshot(text, file, out);
 }
 
-std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
-                                                     double capacity_gpus, Seconds window,
-                                                     TimePoint now, const Ledger& ledger) {
-  std::vector<SnapshotHistory> out(tree.size());
+void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpus, Seconds window,
+                                 TimePoint now, const Ledger& ledger,
+                                 std::vector<SnapshotHistory>* out) {
+  out->resize(tree.size());
   const Seconds width = ledger.options().report_bucket_width;
-  if (width <= 0 || window <= 0) return out;
+  if (width <= 0 || window <= 0) {
+    for (SnapshotHistory& h : *out) h = SnapshotHistory();
+    return;
+  }
   const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
   const TimePoint first = FirstSlotStart(now, window, width);
   const TimePoint end = first + static_cast<TimePoint>(slots) * width;
@@ -771,46 +775,47 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
   // path), then subtrees summed in one reverse scan (a child's id is above
   // its parent's: tree.h), then metrics.h caps each node's summed demand at
   // its entitlement. O(nodes x hours), not O(nodes x depth x buckets).
-  std::vector<std::vector<double>> demand(tree.size(), std::vector<double>(slots, 0.0));
-  std::vector<std::vector<double>> delivered(tree.size(), std::vector<double>(slots, 0.0));
+  // `owed` holds the demand until the cap; assign() keeps the vectors'
+  // memory, so a caller that keeps *out allocates nothing.
   for (size_t id = 0; id < tree.size(); ++id) {
-    const std::string& path = tree.node(static_cast<NodeId>(id)).path;
-    if (!ledger.HasPath(path)) continue;
+    SnapshotHistory& h = (*out)[id];
+    h.path = tree.node(static_cast<NodeId>(id)).path;
+    h.start = first;
+    h.width = width;
+    h.delivered.assign(slots, 0.0);
+    h.owed.assign(slots, 0.0);
+    if (!ledger.HasPath(h.path)) continue;
     const struct {
       Ledger::Series series;
       std::vector<double>* into;
-    } wanted[] = {{Ledger::Series::kDemand, &demand[id]},
-                  {Ledger::Series::kAllocated, &delivered[id]}};
+    } wanted[] = {{Ledger::Series::kDemand, &h.owed}, {Ledger::Series::kAllocated, &h.delivered}};
     for (const auto& w : wanted) {
-      Ledger::History h = ledger.SeriesHistory(path, w.series, first, end, width);
-      for (size_t i = 0; i < h.gpu_seconds.size(); ++i) {
-        int64_t slot = (h.start - first) / width + static_cast<int64_t>(i);
-        if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += h.gpu_seconds[i];
+      Ledger::History read = ledger.SeriesHistory(h.path, w.series, first, end, width);
+      for (size_t i = 0; i < read.gpu_seconds.size(); ++i) {
+        int64_t slot = (read.start - first) / width + static_cast<int64_t>(i);
+        if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += read.gpu_seconds[i];
       }
     }
   }
   for (size_t id = tree.size(); id-- > 1;) {
-    const NodeId parent = tree.node(static_cast<NodeId>(id)).parent;
+    SnapshotHistory& child = (*out)[id];
+    SnapshotHistory& parent = (*out)[tree.node(static_cast<NodeId>(id)).parent];
     for (size_t k = 0; k < slots; ++k) {
-      demand[parent][k] += demand[id][k];
-      delivered[parent][k] += delivered[id][k];
+      parent.owed[k] += child.owed[k];
+      parent.delivered[k] += child.delivered[k];
     }
   }
   for (size_t id = 0; id < tree.size(); ++id) {
-    const TreeNode& node = tree.node(static_cast<NodeId>(id));
-    ServiceReport report = ServiceFromHourlySums(first, width, demand[id], delivered[id],
-                                                 node.entitlement, capacity_gpus);
-    SnapshotHistory& h = out[id];
-    h.path = node.path;
-    h.start = first;
-    h.width = width;
-    h.delivered.resize(slots);
-    h.owed.resize(slots);
-    for (size_t k = 0; k < slots && k < report.hours.size(); ++k) {
-      h.delivered[k] = report.hours[k].delivered_gpu_seconds;
-      h.owed[k] = report.hours[k].owed_gpu_seconds;
-    }
+    const double entitlement = tree.node(static_cast<NodeId>(id)).entitlement;
+    for (double& owed : (*out)[id].owed) owed = OwedInHour(owed, entitlement, capacity_gpus, width);
   }
+}
+
+std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
+                                                     double capacity_gpus, Seconds window,
+                                                     TimePoint now, const Ledger& ledger) {
+  std::vector<SnapshotHistory> out;
+  SubtreeDeliveredAndOwedInto(tree, capacity_gpus, window, now, ledger, &out);
   return out;
 }
 
@@ -827,8 +832,13 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
                                    std::to_string(activity.size()) + " entries, the tree " +
                                    std::to_string(tree.size()) + " nodes");
   }
-  std::vector<SnapshotHistory> metrics =
-      SubtreeDeliveredAndOwed(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger);
+  // With a history wanted, the series of every node are built in
+  // snapshot->history itself (its memory is reused from the previous
+  // report), then trimmed to the wanted depth.
+  std::vector<SnapshotHistory> local_metrics;
+  std::vector<SnapshotHistory>& metrics = history_max_depth >= 0 ? snapshot->history : local_metrics;
+  SubtreeDeliveredAndOwedInto(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger,
+                              &metrics);
   snapshot->history_width = ledger->options().report_bucket_width;
   std::vector<SnapshotNode> nodes(tree.size());
   for (size_t i = 0; i < tree.size(); ++i) {
@@ -865,12 +875,13 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
   }
   snapshot->nodes = std::move(nodes);
   if (history_max_depth >= 0) {
-    snapshot->history.clear();
+    size_t kept = 0;  // pre-order kept: a stable partition by depth
     for (size_t i = 0; i < metrics.size(); ++i) {
-      if (tree.node(static_cast<NodeId>(i)).depth <= history_max_depth) {
-        snapshot->history.push_back(std::move(metrics[i]));
-      }
+      if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;
+      if (kept != i) std::swap(metrics[kept], metrics[i]);
+      ++kept;
     }
+    metrics.resize(kept);
   }
   return Status::Ok();
 }
