@@ -13,14 +13,22 @@ constexpr std::string_view kRecordPrefix = "contract:";
 // blanks.
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// The next blank-separated word of `text` at or after *pos ("" at the end);
+// *pos moves past it.
+std::string_view NextWord(std::string_view text, size_t* pos) {
+  size_t i = *pos;
+  while (i < text.size() && IsBlank(text[i])) ++i;
+  size_t start = i;
+  while (i < text.size() && !IsBlank(text[i])) ++i;
+  *pos = i;
+  return text.substr(start, i - start);
+}
+
 std::vector<std::string_view> SplitWords(std::string_view text) {
   std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && IsBlank(text[i])) ++i;
-    size_t start = i;
-    while (i < text.size() && !IsBlank(text[i])) ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
+  size_t pos = 0;
+  for (std::string_view word = NextWord(text, &pos); !word.empty(); word = NextWord(text, &pos)) {
+    words.push_back(word);
   }
   return words;
 }
@@ -114,7 +122,10 @@ std::string FormatContractRecord(const JobContract& contract) {
 }
 
 bool ParseContractRecord(std::string_view text, JobContract* out) {
-  for (std::string_view word : SplitWords(text)) {
+  // Word by word without a vector: the priority plugin reads every job's
+  // record at every pass, under slurmctld's job lock.
+  size_t pos = 0;
+  for (std::string_view word = NextWord(text, &pos); !word.empty(); word = NextWord(text, &pos)) {
     if (ParseRecordWord(word, out)) return true;
   }
   return false;
