@@ -15,6 +15,12 @@
 //                                           rename)
 //   bench report_snapshot_total_cpu: <ms> ms  CPU of nodes + rank + write
 //   bench report_snapshot_bytes: <n> bytes  the file's size
+//   bench report_snapshot_read_cpu: <ms> ms     ReadReportSnapshot of it
+//                                               (what sbudget pays)
+//   bench standings_snapshot_read_cpu: <ms> ms  ReadReportSnapshot of the
+//                                               standings file written from
+//                                               it (what sched/timeslice
+//                                               pays inside slurmctld)
 //
 // Medians of kRounds rounds, wall time; the CPU total is the median of the
 // thread's CPU time for the three steps. Format and write reuse one buffer
@@ -161,8 +167,9 @@ int main() {
   }
   const std::string file = std::string(dir) + "/" + budget::kReportSnapshotFileName;
 
-  std::vector<double> nodes_ms, rank_ms, format_ms, write_ms, cpu_ms;
-  std::string write_buffer, format_buffer;
+  const std::string standings_file = std::string(dir) + "/" + budget::kStandingsSnapshotFileName;
+  std::vector<double> nodes_ms, rank_ms, format_ms, write_ms, cpu_ms, read_ms, standings_read_ms;
+  std::string write_buffer, format_buffer, standings_buffer;
   for (int round = -1; round < kRounds; ++round) {
     budget::ReportSnapshot report;
     report.generated_at = now;
@@ -186,7 +193,20 @@ int main() {
     start = std::chrono::steady_clock::now();
     budget::FormatReportSnapshotInto(report, &format_buffer);
     const double step_format_ms = MsSince(start);
+    s = budget::WriteStandingsSnapshot(report, standings_file, &standings_buffer);
+    if (!s.ok()) return Fail(s);
+    double read_start = ThreadCpuMs();
+    budget::ReportSnapshot read;
+    s = budget::ReadReportSnapshot(file, &read);
+    if (!s.ok()) return Fail(s);
+    const double step_read_ms = ThreadCpuMs() - read_start;
+    read_start = ThreadCpuMs();
+    s = budget::ReadReportSnapshot(standings_file, &read);
+    if (!s.ok()) return Fail(s);
+    const double step_standings_read_ms = ThreadCpuMs() - read_start;
     if (round < 0) continue;  // the untimed first write
+    read_ms.push_back(step_read_ms);
+    standings_read_ms.push_back(step_standings_read_ms);
     nodes_ms.push_back(step_nodes_ms);
     rank_ms.push_back(step_rank_ms);
     write_ms.push_back(step_write_ms);
@@ -195,6 +215,7 @@ int main() {
   }
   const size_t bytes = format_buffer.size();
   unlink(file.c_str());
+  unlink(standings_file.c_str());
   rmdir(dir);
   std::fprintf(stderr, "report_snapshot_bench: %zu jobs, %zu tree nodes, %.1f MB of JSON\n", jobs.size(),
                tree.size(), bytes / 1e6);
@@ -204,5 +225,7 @@ int main() {
   std::printf("bench report_snapshot_write: %.1f ms\n", Median(write_ms));
   std::printf("bench report_snapshot_total_cpu: %.1f ms\n", Median(cpu_ms));
   std::printf("bench report_snapshot_bytes: %zu bytes\n", bytes);
+  std::printf("bench report_snapshot_read_cpu: %.1f ms\n", Median(read_ms));
+  std::printf("bench standings_snapshot_read_cpu: %.1f ms\n", Median(standings_read_ms));
   return 0;
 }

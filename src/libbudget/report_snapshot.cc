@@ -143,7 +143,12 @@ void WriteHistory(JsonWriter& w, const SnapshotHistory& h) {
   w.EndObject();
 }
 
-void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s) {
+// kWhole: the report; kStandings: the same document with no job rows and
+// no history (WriteStandingsSnapshot).
+enum class SnapshotPart { kWhole, kStandings };
+
+void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s, SnapshotPart part = SnapshotPart::kWhole) {
+  const bool whole = part == SnapshotPart::kWhole;
   w.BeginObject();
   w.Key("format").String(kReportSnapshotFormat);
   w.Key("version").Int(kReportSnapshotVersion);
@@ -166,10 +171,14 @@ void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s) {
   for (const char* field : kJobFields) w.String(field);
   w.EndArray();
   w.Key("jobs").BeginArray();
-  for (const SnapshotJob& j : s.jobs) WriteJobRow(w, j);
+  if (whole) {
+    for (const SnapshotJob& j : s.jobs) WriteJobRow(w, j);
+  }
   w.EndArray();
   w.Key("history").BeginArray();
-  for (const SnapshotHistory& h : s.history) WriteHistory(w, h);
+  if (whole) {
+    for (const SnapshotHistory& h : s.history) WriteHistory(w, h);
+  }
   w.EndArray();
   w.EndObject();
 }
@@ -727,11 +736,12 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
   return WriteReportSnapshot(snapshot, file, &text);
 }
 
-Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file,
-                           std::string* scratch) {
-  FormatReportSnapshotInto(snapshot, scratch);
+namespace {
+
+// `text` to `file` atomically (tmp, fsync, rename, directory fsync).
+Status ReplaceFileWith(const std::string& file, const std::string& text) {
   std::string tmp = file + ".tmp";
-  Status s = WriteAllAndSync(tmp, *scratch);
+  Status s = WriteAllAndSync(tmp, text);
   if (s.ok() && ::rename(tmp.c_str(), file.c_str()) != 0) {
     s = Status::IOError(file + ": rename from " + tmp + " failed: " + ErrnoText(errno));
   }
@@ -740,6 +750,23 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
     return s;
   }
   return SyncDirectoryOf(file);
+}
+
+}  // namespace
+
+Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file,
+                           std::string* scratch) {
+  FormatReportSnapshotInto(snapshot, scratch);
+  return ReplaceFileWith(file, *scratch);
+}
+
+Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& file,
+                              std::string* scratch) {
+  scratch->clear();
+  JsonWriter w(scratch);
+  WriteSnapshot(w, report, SnapshotPart::kStandings);
+  scratch->push_back('\n');
+  return ReplaceFileWith(file, *scratch);
 }
 
 Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {

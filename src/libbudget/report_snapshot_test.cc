@@ -208,6 +208,34 @@ void AssertSnapshotsEqual(const ReportSnapshot& a, const ReportSnapshot& b) {
   }
 }
 
+// The standings file is the report without job rows and history: every
+// other field reads back equal, jobs and history empty, mode 0644.
+void TestStandingsFileIsTheReportWithoutJobsAndHistory(void**) {
+  std::string dir = TempDir();
+  std::string file = dir + "/" + budget::kStandingsSnapshotFileName;
+  ReportSnapshot report = Sample();
+  assert_true(!report.jobs.empty());
+  assert_true(!report.history.empty());
+  std::string scratch = "left over from an earlier write";
+  Status s = budget::WriteStandingsSnapshot(report, file, &scratch);
+  if (!s.ok()) fail_msg("%s", s.message().c_str());
+  struct stat st;
+  assert_int_equal(stat(file.c_str(), &st), 0);
+  // rw-r--r--
+  assert_int_equal(st.st_mode & 0777, 0644);
+  // The buffer holds exactly the file's text (nothing of what it held).
+  assert_int_equal(static_cast<size_t>(st.st_size), scratch.size());
+  ReportSnapshot read;
+  s = budget::ReadReportSnapshot(file, &read);
+  if (!s.ok()) fail_msg("%s", s.message().c_str());
+  ReportSnapshot expected = report;
+  expected.jobs.clear();
+  expected.history.clear();
+  AssertSnapshotsEqual(expected, read);
+  unlink(file.c_str());
+  rmdir(dir.c_str());
+}
+
 void TestFileRoundTripIsExactAndReadableByAll(void**) {
   std::string dir = TempDir();
   std::string file = dir + "/" + budget::kReportSnapshotFileName;
@@ -801,6 +829,7 @@ void TestJobsGetPriorityAndQueuePositionFromTheOrder(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(TestFileRoundTripIsExactAndReadableByAll),
+      cmocka_unit_test(TestStandingsFileIsTheReportWithoutJobsAndHistory),
       cmocka_unit_test(TestJobsAreRowsUnderTheirFieldNames),
       cmocka_unit_test(TestMissingFileIsNotFound),
       cmocka_unit_test(TestWriteIntoMissingDirectoryFails),

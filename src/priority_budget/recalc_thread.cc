@@ -96,6 +96,7 @@ RecalcThread::RecalcThread(budget::BudgetConfig config, std::string budget_conf_
       state_dir_(std::move(state_dir)),
       ledger_file_(StateFile(state_dir_, kLedgerFileName)),
       report_file_(StateFile(state_dir_, budget::kReportSnapshotFileName)),
+      standings_file_(StateFile(state_dir_, budget::kStandingsSnapshotFileName)),
       state_(state),
       ledger_(LedgerOptions(config_)) {}
 
@@ -305,7 +306,14 @@ double RecalcThread::WriteReport(const OrderView& view, const std::vector<JobVie
   budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_);
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   if (st.ok()) st = budget::WriteReportSnapshot(report_, report_file_, &report_text_);
-  if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
+  if (!st.ok()) {
+    error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
+    return build_cpu_ms;
+  }
+  // sched/timeslice reads the standings alone: parsing the whole report
+  // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.
+  st = budget::WriteStandingsSnapshot(report_, standings_file_, &report_text_);
+  if (!st.ok()) error("priority/budget: cannot write the standings snapshot: %s", st.message().c_str());
   return build_cpu_ms;
 }
 

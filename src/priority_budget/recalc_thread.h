@@ -81,6 +81,7 @@ class RecalcThread {
   const std::string state_dir_;
   const std::string ledger_file_;
   const std::string report_file_;
+  const std::string standings_file_;
   PluginState* const state_;
   budget::Ledger ledger_;
   std::unique_ptr<TreeReloader> reloader_;

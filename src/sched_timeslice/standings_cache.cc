@@ -48,7 +48,8 @@ std::shared_ptr<const StandingsView> MakeDegradedView() {
 }
 
 StandingsCache::StandingsCache(std::string state_dir, LogFn log)
-    : report_path_(state_dir + "/" + budget::kReportSnapshotFileName),
+    : standings_path_(state_dir + "/" + budget::kStandingsSnapshotFileName),
+      report_path_(state_dir + "/" + budget::kReportSnapshotFileName),
       tree_path_(state_dir + "/" + kLastGoodTreeFileName),
       log_(std::move(log)),
       degraded_view_(MakeDegradedView()) {}
@@ -72,7 +73,7 @@ void StandingsCache::Note(const std::string& line) {
 
 void StandingsCache::Rebuild() {
   budget::ReportSnapshot snapshot;
-  budget::Status st = budget::ReadReportSnapshot(report_path_, &snapshot);
+  budget::Status st = budget::ReadReportSnapshot(source_path_, &snapshot);
   if (!st.ok()) {
     ranked_view_.reset();
     Note("no usable standings (" + st.message() +
@@ -103,7 +104,7 @@ void StandingsCache::Rebuild() {
   generated_at_ = snapshot.generated_at;
   stale_after_ = snapshot.StaleAfter();
   ranked_view_ = view;
-  Note("standings from " + report_path_ + ": " + std::to_string(view->standings.size()) + " tree nodes, " +
+  Note("standings from " + source_path_ + ": " + std::to_string(view->standings.size()) + " tree nodes, " +
        std::to_string(view->scale.capacity_gpus) + " GPUs" +
        (view->has_tree ? "" : " (no last good tree: jobs mapped by account only)"));
 }
@@ -112,9 +113,15 @@ std::shared_ptr<const StandingsView> StandingsCache::View(budget::TimePoint now)
   std::lock_guard<std::mutex> lock(mu_);
   if (now - last_stat_ >= kStatPeriod || now < last_stat_) {
     last_stat_ = now;
-    FileStamp report = StampOf(report_path_);
+    // The standings file; the whole report only from a priority/budget
+    // that does not write one (an older version).
+    FileStamp report = StampOf(standings_path_);
+    const std::string& source = report.exists ? standings_path_ : report_path_;
+    if (!report.exists) report = StampOf(report_path_);
     FileStamp tree = StampOf(tree_path_);
-    if (!(report == report_stamp_) || !(tree == tree_stamp_) || (!ranked_view_ && last_note_.empty())) {
+    if (source != source_path_ || !(report == report_stamp_) || !(tree == tree_stamp_) ||
+        (!ranked_view_ && last_note_.empty())) {
+      source_path_ = source;
       report_stamp_ = report;
       tree_stamp_ = tree;
       Rebuild();

@@ -1,12 +1,14 @@
 // StandingsCache: how the timeslice plugins learn the fair-share standings
 // that priority/budget computed, without talking to it.
 //
-// Source: priority/budget's report snapshot
-// (<StateSaveLocation>/budget_report.json, report_snapshot.h) for each tree
-// node's rank, usage ratio, entitlement and window usage, the cluster's
-// capacity and window; and its last good tree
-// (<StateSaveLocation>/budget_tree.last_good.json) to map a job's
-// (account, user) to its node with the core's AllocationTree::NodeFor.
+// Source: priority/budget's standings snapshot
+// (<StateSaveLocation>/budget_standings.json: the report snapshot of
+// report_snapshot.h without job rows and history; the whole report,
+// budget_report.json, when it is missing) for each tree node's rank, usage
+// ratio, entitlement and window usage, the cluster's capacity and window;
+// and its last good tree (<StateSaveLocation>/budget_tree.last_good.json)
+// to map a job's (account, user) to its node with the core's
+// AllocationTree::NodeFor.
 //
 // Caching: files are stat()ed at most once per kStatPeriod seconds and
 // re-parsed only when their mtime or size changed, so a call on the
@@ -89,11 +91,13 @@ class StandingsCache {
   void Rebuild();
   void Note(const std::string& line);
 
+  const std::string standings_path_;
   const std::string report_path_;
   const std::string tree_path_;
   LogFn log_;
   std::mutex mu_;
   budget::TimePoint last_stat_ = 0;
+  std::string source_path_;  // the file the view was read from
   FileStamp report_stamp_, tree_stamp_;
   budget::TimePoint generated_at_ = 0;
   budget::Seconds stale_after_ = 0;

@@ -115,7 +115,8 @@ budget::SnapshotNode Node(const std::string& path, const std::string& account, u
   return n;
 }
 
-void WriteSnapshot(const std::string& dir, TimePoint generated_at, double usage_a = 480, double usage_b = 4800) {
+void WriteSnapshot(const std::string& dir, TimePoint generated_at, double usage_a = 480, double usage_b = 4800,
+                   const char* file_name = budget::kReportSnapshotFileName) {
   budget::ReportSnapshot s;
   s.generated_at = generated_at;
   s.window = 600;
@@ -128,7 +129,27 @@ void WriteSnapshot(const std::string& dir, TimePoint generated_at, double usage_
   s.nodes.push_back(Node("teamb", "teamb", 1, usage_b / 4800, 0.5));
   s.nodes[1].window_usage = usage_a;
   s.nodes[2].window_usage = usage_b;
-  assert_true(budget::WriteReportSnapshot(s, dir + "/budget_report.json").ok());
+  assert_true(budget::WriteReportSnapshot(s, dir + "/" + file_name).ok());
+}
+
+// The standings file, when priority/budget writes one, is read instead of
+// the whole report; without it, the report again.
+void test_standings_file_preferred_to_the_report(void**) {
+  std::string dir = TempDir();
+  // The report says teama (480 GPU-s) ratio 0.1; the standings file,
+  // written later, says teama used 2400: ratio 2400 / 4800 = 0.5.
+  WriteSnapshot(dir, kNow);
+  WriteSnapshot(dir, kNow, 2400, 4800, budget::kStandingsSnapshotFileName);
+  timeslice::StandingsCache cache(dir, PrintNote);
+  auto view = cache.View(kNow);
+  assert_true(view->ranked);
+  assert_float_equal(view->StandingOf(1).usage_ratio, 0.5, 1e-12);
+  // Gone (an older priority/budget): the report's 480 / 4800 = 0.1, read at
+  // the next stat, kStatPeriod later.
+  assert_int_equal(unlink((dir + "/" + budget::kStandingsSnapshotFileName).c_str()), 0);
+  view = cache.View(kNow + timeslice::StandingsCache::kStatPeriod);
+  assert_true(view->ranked);
+  assert_float_equal(view->StandingOf(1).usage_ratio, 0.1, 1e-12);
 }
 
 void test_standings_degraded_without_snapshot(void**) {
@@ -436,6 +457,7 @@ int main() {
       cmocka_unit_test(test_victim_key_sorts_as_victim_order),
       cmocka_unit_test(test_standings_degraded_without_snapshot),
       cmocka_unit_test(test_standings_from_snapshot_then_stale),
+      cmocka_unit_test(test_standings_file_preferred_to_the_report),
       cmocka_unit_test(test_standings_map_users_through_the_tree),
       cmocka_unit_test(test_counts_add_up),
       cmocka_unit_test(test_counts_report_an_unwritable_file),
