@@ -126,8 +126,12 @@ Status FairShareOrder::Compute(const AllocationTree& tree,
 
   ranked_nodes_.reserve(n);
   AssignRanks(tree, 0);
-  rank_bits_ = std::max(kMinRankBits, BitWidth(ranked_count()));
+  rank_bits_ = RankBitsFor(ranked_count());
   return Status::Ok();
+}
+
+int FairShareOrder::RankBitsFor(uint32_t ranked_count) {
+  return std::max(kMinRankBits, BitWidth(ranked_count));
 }
 
 void FairShareOrder::RankChildren(const AllocationTree& tree, NodeId parent) {
@@ -243,6 +247,27 @@ uint32_t FairShareOrder::Priority(const PendingJob& job, PriorityFactors* factor
     factors->allocated = job.allocated;
   }
   return (job.allocated ? uint32_t{1} << 31 : 0) | (rank_field << user_bits) | user_field;
+}
+
+bool DecodePriority(uint32_t priority, uint32_t ranked_count, PriorityFactors* out) {
+  if (priority == 0) return false;
+  const int rank_bits = FairShareOrder::RankBitsFor(ranked_count);
+  const int user_bits = 31 - rank_bits;
+  const uint32_t rank_field = (priority >> user_bits) & ((uint32_t{1} << rank_bits) - 1);
+  const uint32_t user_field = priority & ((uint32_t{1} << user_bits) - 1);
+  out->allocated = (priority >> 31) != 0;
+  if (rank_field == 0) {
+    out->rank = FairShareOrder::kNoRank;
+    out->fairshare = 0.0;
+    out->user_priority = 0;
+    return user_field == 1;
+  }
+  const uint32_t rank = ((uint32_t{1} << rank_bits) - 1) - rank_field;
+  if (rank >= ranked_count || user_field == 0) return false;
+  out->rank = rank;
+  out->fairshare = 1.0 - static_cast<double>(rank) / ranked_count;
+  out->user_priority = user_field - 1;
+  return true;
 }
 
 }  // namespace budget

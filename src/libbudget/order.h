@@ -65,6 +65,10 @@
 // encodes lower). Steps 4-5 are not encoded: Slurm breaks equal priorities
 // itself (by submit time, then job id, in practice the same).
 // Hence: JobBefore(a, b) implies Priority(a) >= Priority(b).
+// R depends only on the number of ranked nodes (RankBitsFor), so whoever
+// knows that number (the report snapshot's ranked nodes) can read a
+// priority back into its factors (DecodePriority), as `sbudget explain`
+// does for the pending jobs Slurm lists.
 //
 // Thread safety: Compute() mutates; const methods may run concurrently with
 // each other but not with Compute(). A FairShareOrder keeps its buffers
@@ -106,6 +110,17 @@ struct PriorityFactors {
   uint32_t user_priority = 0;  // As declared (before clamping).
   bool allocated = false;
 };
+
+// Reads a priority made by FairShareOrder::Priority() back into its
+// factors, given the ranked_count() of the order that made it: allocated,
+// rank (kNoRank when the rank field is 0), fairshare, and user_priority as
+// encoded (clamped at 2^U - 2; 0 without a rank). Returns false, with *out
+// unspecified, for a value Priority() cannot have made with that many ranked
+// nodes (0, a rank >= ranked_count, a user field of 0, or no rank with a
+// user field other than 1): e.g. a priority an administrator set with
+// `scontrol update priority=`, or one made by an older order of a tree of
+// another size. REQUIRES: out != nullptr.
+bool DecodePriority(uint32_t priority, uint32_t ranked_count, PriorityFactors* out);
 
 class FairShareOrder {
  public:
@@ -156,6 +171,8 @@ class FairShareOrder {
   uint32_t Priority(const PendingJob& job, PriorityFactors* factors = nullptr) const;
   // Bits of the priority holding the inverted rank (R above).
   int rank_bits() const { return rank_bits_; }
+  // R for an order with `ranked_count` ranked nodes.
+  static int RankBitsFor(uint32_t ranked_count);
 
  private:
   void RankChildren(const AllocationTree& tree, NodeId parent);

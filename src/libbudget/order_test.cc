@@ -416,6 +416,84 @@ void TestPriorityBeyond32768Ranks(void**) {
   CheckPriorityPreservesOrder(order, jobs);
 }
 
+// DecodePriority reads back what Priority() encoded, for every kind of job,
+// with 15 rank bits and with 16.
+void CheckDecodeRoundTrip(const FairShareOrder& order, const std::vector<PendingJob>& jobs) {
+  const uint32_t max_user = (uint32_t{1} << (31 - order.rank_bits())) - 2;
+  for (const PendingJob& job : jobs) {
+    PriorityFactors made, read;
+    const uint32_t priority = order.Priority(job, &made);
+    if (!budget::DecodePriority(priority, order.ranked_count(), &read)) {
+      fail_msg("priority 0x%08x of job %u not decoded", priority, job.job_id);
+    }
+    assert_int_equal(read.allocated, made.allocated);
+    assert_int_equal(read.rank, made.rank);
+    assert_float_equal(read.fairshare, made.fairshare, 0);
+    const uint32_t user = made.rank == FairShareOrder::kNoRank ? 0 : std::min(made.user_priority, max_user);
+    assert_int_equal(read.user_priority, user);
+  }
+}
+
+void TestDecodePriorityRoundTrips(void**) {
+  AllocationTree tree = Parse(kExample);
+  FairShareOrder order = Compute(tree, kUsage, kAllDemand);
+  uint64_t state = 11;
+  std::vector<PendingJob> jobs;
+  for (uint32_t id = 1; id <= 2000; ++id) {
+    jobs.push_back(PendingJob{id, static_cast<NodeId>(NextRandom(&state) % 8),
+                              NextRandom(&state) % 2 == 0,
+                              NextRandom(&state) % 4 == 0 ? NextRandom(&state) : NextRandom(&state) % 100,
+                              0});
+  }
+  CheckDecodeRoundTrip(order, jobs);
+
+  const int kLeaves = 40000;  // R = 16, as in TestPriorityBeyond32768Ranks
+  std::string json = R"({"name":"c","children":[)";
+  for (int i = 0; i < kLeaves; ++i) {
+    json += (i ? "," : "") + std::string(R"({"name":"a)") + std::to_string(i) +
+            R"(","share":1,"account":"a)" + std::to_string(i) + "\"}";
+  }
+  json += "]}";
+  AllocationTree big = Parse(json);
+  std::vector<double> usage(big.size()), demand(big.size(), 1.0);
+  for (size_t i = 1; i < usage.size(); ++i) usage[i] = static_cast<double>(i % 977);
+  FairShareOrder big_order = Compute(big, usage, demand);
+  assert_int_equal(FairShareOrder::RankBitsFor(big_order.ranked_count()), 16);
+  jobs.clear();
+  for (uint32_t id = 1; id <= 5000; ++id) {
+    jobs.push_back(PendingJob{id, static_cast<NodeId>(NextRandom(&state) % big.size()),
+                              NextRandom(&state) % 2 == 0, NextRandom(&state) % 50000, 0});
+  }
+  CheckDecodeRoundTrip(big_order, jobs);
+}
+
+void TestDecodePriorityRefusesWhatPriorityCannotMake(void**) {
+  PriorityFactors f;
+  // 6 ranked nodes, R = 15, U = 16.
+  assert_false(budget::DecodePriority(0, 6, &f));
+  // Rank 6 (inverted 32767 - 6): beyond the 6 ranked nodes (0..5).
+  assert_false(budget::DecodePriority(((32767u - 6) << 16) | 1, 6, &f));
+  // A rank with a user field of 0.
+  assert_false(budget::DecodePriority((32767u - 2) << 16, 6, &f));
+  // No rank, user field 5: Priority() writes 1 there.
+  assert_false(budget::DecodePriority(5, 6, &f));
+  // An administrator's round number: 1000000 = 0x000f4240 has rank field
+  // 0x000f (rank 32752), not one of 6.
+  assert_false(budget::DecodePriority(1000000, 6, &f));
+  // The documented examples decode (TestPriorityEncoding).
+  assert_true(budget::DecodePriority(0xffff0001u, 6, &f));
+  assert_true(f.allocated);
+  assert_int_equal(f.rank, 0);
+  assert_int_equal(f.user_priority, 0);
+  assert_true(budget::DecodePriority(0x7ffa0008u, 6, &f));
+  assert_false(f.allocated);
+  assert_int_equal(f.rank, 5);
+  assert_int_equal(f.user_priority, 7);
+  assert_float_equal(f.fairshare, 1.0 / 6, 1e-12);
+  assert_true(budget::DecodePriority(1, 6, &f));
+  assert_int_equal(f.rank, FairShareOrder::kNoRank);
+}
+
 struct BadInput {
   const char* what;
   std::vector<double> usage;
@@ -491,6 +569,8 @@ int main() {
       cmocka_unit_test(TestPriorityEncoding),
       cmocka_unit_test(TestPriorityPreservesJobOrder),
       cmocka_unit_test(TestPriorityBeyond32768Ranks),
+      cmocka_unit_test(TestDecodePriorityRoundTrips),
+      cmocka_unit_test(TestDecodePriorityRefusesWhatPriorityCannotMake),
       cmocka_unit_test(TestBadInputsAreRefusedAndKeepThePreviousOrder),
       cmocka_unit_test(TestRecomputeReusesTheObject),
   };
