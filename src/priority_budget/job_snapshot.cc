@@ -27,18 +27,17 @@ double NodeGpus(const node_record_t* node) {
   return gpus > 0 ? gpus : GpuCountFromGresSpec(OrEmpty(node->gres));
 }
 
-// See job_view.h, "GPUs".
+// libbudget/gpu_count.h.
 double JobGpus(const job_record_t* job, JobPhase phase) {
   bool pending = phase == JobPhase::kPending;
-  double gpus = GpuCountFromTres(OrEmpty(pending ? job->tres_fmt_req_str : job->tres_fmt_alloc_str));
-  if (gpus > 0) return gpus;
-  gpus = GpuCountFromGresSpec(OrEmpty(job->tres_per_job));
-  if (gpus > 0) return gpus;
-  double nodes = pending ? (job->details ? job->details->min_nodes : 1) : job->node_cnt;
-  gpus = GpuCountFromGresSpec(OrEmpty(job->tres_per_node)) * std::max(nodes, 1.0);
-  if (gpus > 0) return gpus;
-  double tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
-  return GpuCountFromGresSpec(OrEmpty(job->tres_per_task)) * std::max(tasks, 1.0);
+  budget::JobGpuStrings strings;
+  strings.tres = OrEmpty(pending ? job->tres_fmt_req_str : job->tres_fmt_alloc_str);
+  strings.per_job = OrEmpty(job->tres_per_job);
+  strings.per_node = OrEmpty(job->tres_per_node);
+  strings.per_task = OrEmpty(job->tres_per_task);
+  strings.nodes = pending ? (job->details ? job->details->min_nodes : 1) : job->node_cnt;
+  strings.tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
+  return budget::JobGpuCount(strings);
 }
 
 }  // namespace

@@ -16,12 +16,9 @@
 // moves a job past another team's. `--priority` (operators only) sets a
 // fixed priority that the plugin leaves alone (direct_set_prio).
 //
-// GPUs. A job's GPU count is the `gres/gpu=N` entry of its formatted TRES:
-// allocated TRES for running jobs, requested TRES for pending ones. Slurm
-// puts GPUs in the TRES only with `AccountingStorageTRES=gres/gpu`; without
-// it the count comes from the job's GPU request (--gres/--gpus: tres_per_job,
-// else tres_per_node x nodes, else tres_per_task x tasks), and the cluster's
-// capacity from the nodes' Gres= instead of their TRES.
+// GPUs. A job's GPU count follows libbudget/gpu_count.h (its TRES, else its
+// GPU request); the cluster's capacity is the nodes' `gres/gpu` TRES, else
+// their Gres=.
 //
 // Thread safety: plain values. Snapshot functions REQUIRE the job read lock
 // (they are called by the recalc thread through slurmctld_locks.h).
@@ -34,6 +31,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "libbudget/gpu_count.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/standing.h"
 
@@ -69,15 +67,10 @@ constexpr uint32_t kMaxUserPriority = 65534;
 // kNeutralUserPriority - nice, clamped to [0, kMaxUserPriority].
 uint32_t UserPriorityFromNice(int64_t nice);
 
-// N of the first `gres/gpu=N` entry of a formatted TRES string such as
-// "cpu=1,mem=1G,node=1,billing=1,gres/gpu=2" (typed entries such as
-// `gres/gpu:a100=2` are ignored: the untyped one is the total). 0 if none.
-double GpuCountFromTres(std::string_view tres);
-
-// The GPUs of a GRES request or configuration, the sum of its gpu entries:
-// "gres:gpu:4" = 4, "gres:gpu:a100:2,gres:gpu:v100:1" = 3, "gpu:8" = 8,
-// "gres/gpu=2" = 2, "gres:gpu" = 1, "gres:nic:1" = 0.
-double GpuCountFromGresSpec(std::string_view spec);
+// The GPU counts of Slurm's strings (libbudget/gpu_count.h), under the
+// names this adapter's code and tests use.
+using budget::GpuCountFromGresSpec;
+using budget::GpuCountFromTres;
 
 // What the recalc thread copies at each pass: every pending, running and
 // suspended job, plus finished jobs that still need charging, and the
