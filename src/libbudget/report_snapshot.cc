@@ -73,7 +73,7 @@ void WriteNode(JsonWriter& w, const SnapshotNode& n) {
   w.EndObject();
 }
 
-// The columns of a job row (version 2), in the order WriteJobRow writes
+// The columns of a job row (versions 2 and 3), in the order WriteJobRow writes
 // them. Readers map columns by name (ColumnMap), so this order is the
 // writer's choice, not part of the format.
 constexpr const char* kJobFields[] = {
@@ -185,7 +185,7 @@ void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s, SnapshotPart part = S
 
 // ---------------------------------------------------------------- reading --
 
-// The columns of the version-2 job rows: which column holds each field this
+// The columns of the job rows (versions 2 and 3): which column holds each field this
 // reader knows (job_fields' other columns are ignored).
 class ColumnMap {
  public:
@@ -453,7 +453,7 @@ void ParseNode(const json_object* obj, const std::string& path, SnapshotNode* n,
   r.NullableInt("rank", &n->rank, 0, kMaxU32 - 1, FairShareOrder::kNoRank);
 }
 
-// One job, from an object (version 1) or a row (version 2): the same
+// One job, from an object (version 1) or a row (versions 2, 3): the same
 // fields either way.
 void ParseJobFields(FieldReader& r, SnapshotJob* j, std::string* error) {
   r.IntAs("job_id", &j->job_id, 0, kMaxU32);

@@ -10,9 +10,9 @@
 // File. `<StateSaveLocation>/budget_report.json` (kReportSnapshotFileName),
 // JSON, written atomically (WriteReportSnapshot: `file.tmp`, fsync, rename,
 // directory fsync) with mode 0644 so that users can read it. Layout,
-// version 2 (every time in seconds since the epoch, every duration in
+// version 3 (every time in seconds since the epoch, every duration in
 // seconds, every GPU time in GPU-seconds):
-//   { "format": "slurm-budget-report", "version": 2,
+//   { "format": "slurm-budget-report", "version": 3,
 //     "generated_at": T, "tree_source": "/etc/slurm/budget-tree.json",
 //     "window": 604800, "bucket_width": 300, "history_width": 3600,
 //     "recalc_interval": 30, "capacity_gpus": 64,
@@ -29,17 +29,27 @@
 //                    "user_priority", "priority", "fairshare", "rank",
 //                    "allocated", "queue_position", "submit_time",
 //                    "start_time", "protection_end", "preemption"],
-//     "jobs": [ [12, "pending", "alice", "pretrain", "llm/pretrain" | null,
+//     "jobs": [ [12, "running", "alice", "pretrain", "llm/pretrain" | null,
 //                8, true, 900, true, 0, P, 1.0, 0 | null, true, 0 | null, T,
 //                T | null, T | null,
 //                { "preempted_by": 13, "rule": "unallocated",
 //                  "action": "requeue", "at": T } | null ], .. ],
 //     "history": [ { "path": "llm", "start": T, "width": 3600,
 //                    "delivered": [..], "owed": [..] } ] }
+// Which jobs. Version 3 lists the RUNNING jobs only (what protects them,
+// what they are charged to). Pending jobs are not listed: each one's place
+// is its Slurm priority, which the plugin sets every pass and Slurm holds;
+// `sbudget explain` asks slurmctld for the pending jobs when someone asks,
+// and reads each priority back into its factors (order.h DecodePriority,
+// with the number of ranked nodes of this snapshot). Versions 1 and 2 also
+// listed every pending job, with its priority and queue position; at
+// 20,000 pending jobs that was 2.8 MB of rows and most of the plugin's CPU
+// per pass, rewritten every pass for a question asked now and then.
+// Readers still read such files (the pending rows are read, and ignored by
+// sbudget explain, which asks Slurm).
 // Jobs are rows: one array per job whose values are the columns that
-// job_fields names, in its order (the names once, not 20,000 times: the
-// benchmark's 20,000 jobs take 2.8 MB instead of version 1's 7.0 MB, and
-// the writer's CPU shrinks with them). A reader maps the columns BY NAME,
+// job_fields names, in its order (the names once, not once per job). A
+// reader maps the columns BY NAME,
 // so a writer may add or reorder columns without a new version: a reader
 // ignores columns it does not know, and refuses (Corruption naming the
 // place) a file that lacks one it needs (every column above but
@@ -90,7 +100,7 @@ constexpr char kReportSnapshotFileName[] = "budget_report.json";
 // (WriteStandingsSnapshot): what sched/timeslice reads inside slurmctld.
 constexpr char kStandingsSnapshotFileName[] = "budget_standings.json";
 constexpr char kReportSnapshotFormat[] = "slurm-budget-report";
-constexpr int kReportSnapshotVersion = 2;
+constexpr int kReportSnapshotVersion = 3;
 constexpr int kStaleIntervals = 3;
 constexpr Seconds kMinStaleAge = 90;
 // Upper bound on the file a reader accepts. For scale (measured,
@@ -141,7 +151,9 @@ enum class SnapshotJobState { kPending, kRunning, kPreempted };
 // "pending", "running", "preempted".
 const char* SnapshotJobStateName(SnapshotJobState state);
 
-// A job of interest: pending, running, or recently preempted.
+// A job of interest: running (version 3 lists no others); pending or
+// preempted in files of versions 1 and 2, and in what sbudget explain builds
+// from Slurm's pending jobs.
 struct SnapshotJob {
   static constexpr TimePoint kNoTime = std::numeric_limits<TimePoint>::min();
   static constexpr uint32_t kNoPosition = std::numeric_limits<uint32_t>::max();

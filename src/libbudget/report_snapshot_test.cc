@@ -264,7 +264,7 @@ void TestFileRoundTripIsExactAndReadableByAll(void**) {
   rmdir(dir.c_str());
 }
 
-// The column names of the version-2 job rows, as FormatReportSnapshot
+// The column names of the job rows (versions 2 and 3), as FormatReportSnapshot
 // writes them (the order is the writer's; readers map by name).
 const char kJobFieldsJson[] =
     R"("job_fields":["job_id","state","user","account","node_path","gpus",)"
@@ -274,7 +274,7 @@ const char kJobFieldsJson[] =
 
 void TestJobsAreRowsUnderTheirFieldNames(void**) {
   std::string text = budget::FormatReportSnapshot(Sample());
-  assert_non_null(strstr(text.c_str(), "\"format\":\"slurm-budget-report\",\"version\":2,"));
+  assert_non_null(strstr(text.c_str(), "\"format\":\"slurm-budget-report\",\"version\":3,"));
   // The names once, then one array per job in their order.
   assert_non_null(strstr(text.c_str(), kJobFieldsJson));
   // Job 12: node "llm", priority 0x80000000 + 7 = 2147483655, fairshare
@@ -333,9 +333,9 @@ void TestMalformedDocumentsAreRefusedByPath(void**) {
       {whole + "{}", "trailing data"},
       {SampleWith("\"slurm-budget-report\"", "\"ledger\""),
        "$.format: must be \"slurm-budget-report\", got \"ledger\""},
-      {SampleWith("\"version\":2", "\"version\":3"),
-       "$.version: is 3, written by a newer slurm-budget; this sbudget reads up to 2: upgrade it"},
-      {SampleWith("\"version\":2", "\"version\":0"), "$.version: must lie in [1, "},
+      {SampleWith("\"version\":3", "\"version\":4"),
+       "$.version: is 4, written by a newer slurm-budget; this sbudget reads up to 3: upgrade it"},
+      {SampleWith("\"version\":3", "\"version\":0"), "$.version: must lie in [1, "},
       {SampleWith("\"generated_at\":1700000000,", ""), "$.generated_at: missing"},
       {SampleWith("\"window\":604800", "\"window\":\"7-0\""), "$.window: must be an integer"},
       {SampleWith("\"window\":604800", "\"window\":0"), "$.window: must lie in [1, "},
@@ -414,7 +414,7 @@ void TestRowsRoundTripEveryJobFieldSetAndUnset(void**) {
   ReportSnapshot s = Sample();
   s.jobs = {all_set, all_unset};
   ReportSnapshot back = RoundTrip(s);
-  assert_int_equal(back.version, 2);
+  assert_int_equal(back.version, 3);
   assert_int_equal(back.jobs.size(), 2);
   AssertJobsEqual(all_set, back.jobs[0]);
   AssertJobsEqual(all_unset, back.jobs[1]);

@@ -43,15 +43,17 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
 
   std::vector<budget::NodeActivity> activity(view.tree.size());
   report->jobs.clear();  // keeps its capacity
-  report->jobs.reserve(jobs.size());
   for (const JobView& job : jobs) {
     bool pending = job.phase == JobPhase::kPending && !job.held;
-    if (!pending && job.phase != JobPhase::kRunning) continue;
+    bool running = job.phase == JobPhase::kRunning;
+    if (!pending && !running) continue;
     budget::NodeId node = view.tree.NodeFor(job.account, job.user);
     if (node != budget::kNoNode) {
       (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
     }
-    report->jobs.push_back(ToSnapshotJob(view, job, node));
+    // Pending jobs are counted, not listed: their place is their Slurm
+    // priority (report_snapshot.h, version 3).
+    if (running) report->jobs.push_back(ToSnapshotJob(view, job, node));
   }
   budget::Status st =
       budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, report, kReportHistoryDepth);

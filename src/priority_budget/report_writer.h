@@ -1,7 +1,10 @@
 // Report writer: after each pass, the report snapshot that `sbudget` reads
 // (libbudget/report_snapshot.h, <StateSaveLocation>/budget_report.json):
-// the tree with each node's standing, owed and delivered GPU time, and the
-// jobs with their priority and queue position, exactly as the pass decided.
+// the tree with each node's standing, owed and delivered GPU time and
+// running/pending GPUs, and the running jobs with what they are charged to
+// and their protection end, exactly as the pass decided. Pending jobs are
+// counted but not listed (version 3): their place is the priority the pass
+// gave them, which Slurm holds and `sbudget explain` reads back.
 // The core's builders do the work; this file only translates JobViews.
 //
 // Unknown accounts (UnknownAccount=unallocated): such a job has no node;
@@ -30,7 +33,7 @@ namespace budget_prio {
 constexpr int kReportHistoryDepth = 2;
 
 // Builds the snapshot of the pass at `now` over `view` (the order just
-// computed) and `jobs` (pending and running ones are listed), in place:
+// computed) and `jobs` (running ones are listed), in place:
 // the caller keeps `report` between passes so that its job list reuses its
 // memory. On error *report is unspecified (write nothing from it).
 budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,

@@ -223,9 +223,19 @@ int RunExplain(const Options& opts, const Environment& env, Io* io) {
     have_slurm = s.ok();
     if (!s.ok() && !s.IsNotFound()) io->err += "sbudget: " + s.message() + "\n";
   }
+  // Only a pending job's place needs the other pending jobs (one RPC,
+  // paid when someone asks rather than by the plugin at every pass).
+  std::vector<SlurmJob> pending;
+  bool have_pending = false;
+  if (have_slurm && slurm.state == "PENDING" && have_snapshot && env.load_pending_jobs) {
+    Status s = env.load_pending_jobs(&pending);
+    have_pending = s.ok();
+    if (!s.ok()) io->err += "sbudget: " + s.message() + "\n";
+  }
   std::string out;
   Status s = ExplainJob(static_cast<uint32_t>(id), have_slurm ? &slurm : nullptr,
-                        have_snapshot ? &snapshot : nullptr, env.now, &out);
+                        have_pending ? &pending : nullptr, have_snapshot ? &snapshot : nullptr,
+                        env.now, &out);
   if (!s.ok()) {
     io->err += "sbudget: " + s.message() + "\n";
     return kExitFailed;

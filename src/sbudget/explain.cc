@@ -34,7 +34,7 @@ std::string RankText(uint32_t rank) {
 
 std::string NodeText(const SnapshotJob& j) {
   return j.has_node ? (j.node_path.empty() ? std::string("(root)") : j.node_path)
-                    : std::string("(no allocation)");
+                    : std::string("no allocation");
 }
 
 // "in 4:00" / "4:00 ago", relative to now.
@@ -103,33 +103,71 @@ void ExplainPriority(const SnapshotJob& job, std::string* out) {
   Line(out, "priority", text);
 }
 
-void ExplainQueue(const ReportSnapshot& s, const SnapshotJob& job, std::string* out) {
-  std::vector<const SnapshotJob*> ahead;
-  size_t pending = 0;
-  for (const SnapshotJob& j : s.jobs) {
-    if (j.state != SnapshotJobState::kPending) continue;
-    ++pending;
-    if (j.queue_position < job.queue_position) ahead.push_back(&j);
+// Why `ahead` is placed before `job`: the job order's words when both
+// priorities are priority/budget's, else the bare numbers.
+std::string WhyQueuedAhead(const QueuedJob& ahead, const QueuedJob& job) {
+  if (ahead.decoded && job.decoded) return WhyAhead(ahead.job, job.job);
+  if (ahead.job.priority != job.job.priority) {
+    return "higher Slurm priority (" + std::to_string(ahead.job.priority) + " > " +
+           std::to_string(job.job.priority) + "; " +
+           (ahead.decoded ? "this job's" : "its") + " priority was not set by priority/budget)";
   }
-  if (job.queue_position == SnapshotJob::kNoPosition) {
-    Line(out, "queue", "no place in the plugin's queue");
+  if (ahead.job.submit_time != job.job.submit_time) return "same priority, submitted earlier";
+  return "same priority and submit time, lower job id";
+}
+
+void ExplainQueue(const std::vector<QueuedJob>& queue, const QueuedJob& job, std::string* out) {
+  const size_t position = job.job.queue_position;
+  Line(out, "queue", "position " + std::to_string(position + 1) + " of " +
+                         std::to_string(queue.size()) + " pending jobs" +
+                         (position == 0 ? std::string(": next to start when GPUs free up")
+                                        : "; ahead of it:"));
+  for (size_t i = 0; i < position && i < kMaxJobsAheadListed; ++i) {
+    const QueuedJob& a = queue[i];
+    const std::string where = a.decoded ? NodeText(a.job) : "account " + a.job.account;
+    Line(out, "", "  job " + std::to_string(a.job.job_id) + " (" + where + ", " +
+                      std::to_string(a.job.gpus) + " GPUs): " + WhyQueuedAhead(a, job));
+  }
+  if (position > kMaxJobsAheadListed) {
+    Line(out, "", "  ... and " + std::to_string(position - kMaxJobsAheadListed) + " more");
+  }
+}
+
+// A job Slurm says is pending: its place is its priority.
+void ExplainPendingJob(const SlurmJob& slurm, const std::vector<SlurmJob>* pending,
+                       const ReportSnapshot* snapshot, std::string* out) {
+  if (snapshot == nullptr) {
+    Line(out, "budget", "no budget snapshot to explain its place");
     return;
   }
-  std::sort(ahead.begin(), ahead.end(), [](const SnapshotJob* a, const SnapshotJob* b) {
-    return a->queue_position < b->queue_position;
-  });
-  Line(out, "queue", "position " + std::to_string(job.queue_position + 1) + " of " +
-                         std::to_string(pending) + " pending jobs" +
-                         (ahead.empty() ? std::string(": next to start when GPUs free up")
-                                        : "; ahead of it:"));
-  for (size_t i = 0; i < ahead.size() && i < kMaxJobsAheadListed; ++i) {
-    const SnapshotJob& a = *ahead[i];
-    Line(out, "", "  job " + std::to_string(a.job_id) + " (" + NodeText(a) + ", " +
-                      std::to_string(a.gpus) + " GPUs): " + WhyAhead(a, job));
+  if (slurm.priority == 0) {
+    Line(out, "queue", "held (priority 0): not considered until released (scontrol release " +
+                           std::to_string(slurm.job_id) + ")");
+    return;
   }
-  if (ahead.size() > kMaxJobsAheadListed) {
-    Line(out, "", "  ... and " + std::to_string(ahead.size() - kMaxJobsAheadListed) + " more");
+  std::vector<QueuedJob> queue =
+      PlacePendingJobs(pending != nullptr ? *pending : std::vector<SlurmJob>{slurm}, *snapshot);
+  auto self = std::find_if(queue.begin(), queue.end(),
+                           [&](const QueuedJob& q) { return q.job.job_id == slurm.job_id; });
+  if (self == queue.end()) {  // listed before it was submitted: place it alone
+    queue = PlacePendingJobs({slurm}, *snapshot);
+    self = queue.begin();
+    pending = nullptr;
   }
+  if (!self->decoded) {
+    Line(out, "priority", std::to_string(slurm.priority) +
+                              ": not a priority priority/budget sets under this snapshot's tree (set by an "
+                              "operator with scontrol update, or the tree changed since); its place follows that "
+                              "number");
+  } else {
+    ExplainAllocation(*snapshot, self->job, out);
+    ExplainPriority(self->job, out);
+  }
+  if (pending == nullptr) {
+    Line(out, "queue", "Slurm did not list the pending jobs: its position is unknown");
+    return;
+  }
+  ExplainQueue(queue, *self, out);
 }
 
 void ExplainProtection(const SnapshotJob& job, TimePoint now, std::string* out) {
@@ -189,9 +227,62 @@ std::string WhyAhead(const SnapshotJob& ahead, const SnapshotJob& job) {
   return "same allocation, priority and submit time, lower job id";
 }
 
-budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const ReportSnapshot* snapshot,
-                          TimePoint now, std::string* out) {
-  const SnapshotJob* job = snapshot != nullptr ? snapshot->FindJob(job_id) : nullptr;
+std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending, const ReportSnapshot& snapshot) {
+  std::vector<const budget::SnapshotNode*> node_of_rank;
+  for (const budget::SnapshotNode& n : snapshot.nodes) {
+    if (!n.has_rank()) continue;
+    if (n.rank >= node_of_rank.size()) node_of_rank.resize(n.rank + 1, nullptr);
+    node_of_rank[n.rank] = &n;
+  }
+  const uint32_t ranked = static_cast<uint32_t>(node_of_rank.size());
+  std::vector<QueuedJob> queue;
+  queue.reserve(pending.size());
+  for (const SlurmJob& slurm : pending) {
+    if (slurm.priority == 0) continue;  // held
+    QueuedJob q;
+    SnapshotJob& j = q.job;
+    j.job_id = slurm.job_id;
+    j.state = SnapshotJobState::kPending;
+    j.user = slurm.user;
+    j.account = slurm.account;
+    j.gpus = slurm.gpus;
+    j.priority = slurm.priority;
+    j.submit_time = slurm.submit_time;
+    budget::JobContract contract;
+    j.contract_known = budget::ParseContractRecord(slurm.admin_comment, &contract);
+    j.min_runtime = contract.min_runtime;
+    j.resumable = contract.resumable;
+    budget::PriorityFactors f;
+    q.decoded = budget::DecodePriority(slurm.priority, ranked, &f) &&
+                (f.rank == FairShareOrder::kNoRank || node_of_rank[f.rank] != nullptr);
+    if (q.decoded) {
+      j.allocated = f.allocated;
+      j.rank = f.rank;
+      j.fairshare = f.fairshare;
+      j.user_priority = f.user_priority;
+      if (f.rank != FairShareOrder::kNoRank) {
+        j.has_node = true;
+        j.node_path = node_of_rank[f.rank]->path;
+      }
+    }
+    queue.push_back(std::move(q));
+  }
+  std::sort(queue.begin(), queue.end(), [](const QueuedJob& a, const QueuedJob& b) {
+    if (a.job.priority != b.job.priority) return a.job.priority > b.job.priority;
+    if (a.job.submit_time != b.job.submit_time) return a.job.submit_time < b.job.submit_time;
+    return a.job.job_id < b.job.job_id;
+  });
+  for (size_t i = 0; i < queue.size(); ++i) queue[i].job.queue_position = static_cast<uint32_t>(i);
+  return queue;
+}
+
+budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const std::vector<SlurmJob>* pending,
+                          const ReportSnapshot* snapshot, TimePoint now, std::string* out) {
+  const bool slurm_pending = slurm != nullptr && slurm->state == "PENDING";
+  // A pending job's place is its priority, not a row (reports before
+  // version 3 listed pending jobs; their rows are not used).
+  const SnapshotJob* job =
+      snapshot != nullptr && !slurm_pending ? snapshot->FindJob(job_id) : nullptr;
   if (slurm == nullptr && job == nullptr) {
     return budget::Status::NotFound("job " + std::to_string(job_id) +
                                     " is known neither to Slurm nor to the budget snapshot");
@@ -207,6 +298,11 @@ budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const ReportSn
   }
   *out = text + "\n";
   ExplainContract(slurm, job, out);
+  if (slurm_pending) {
+    ExplainPendingJob(*slurm, pending, snapshot, out);
+    ExplainPreemption(slurm, nullptr, out);
+    return budget::Status::Ok();
+  }
   if (job == nullptr) {
     Line(out, "budget", snapshot == nullptr
                             ? "no budget snapshot to explain its place"
@@ -216,7 +312,6 @@ budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const ReportSn
   }
   ExplainAllocation(*snapshot, *job, out);
   ExplainPriority(*job, out);
-  if (job->state == SnapshotJobState::kPending) ExplainQueue(*snapshot, *job, out);
   ExplainProtection(*job, now, out);
   ExplainPreemption(slurm, job, out);
   return budget::Status::Ok();

@@ -1,13 +1,18 @@
 // `sbudget explain JOBID`: why a job waits, runs, or was preempted, told
-// from the two sources that know: Slurm's own record of the job (state,
-// reason, contract record in the AdminComment) and the priority plugin's
-// last report snapshot (allocation rank, usage, priority factors, queue
-// position, protection end, preemption record).
+// from the two sources that know:
+//   - Slurm: the job's own record (state, reason, contract record in the
+//     AdminComment, preemption note in the Comment) and, for a pending job,
+//     every pending job with the priority priority/budget gave it;
+//   - the plugin's last report snapshot: the tree nodes' ranks, usage and
+//     owed/delivered time, and the running jobs' protection.
 //
-// Nothing is decided here: the rank, the priority and the queue position are
-// the plugin's (the core's FairShareOrder); "why is X ahead" only names the
-// first step of the documented job order (order.h) on which the two jobs
-// differ.
+// Nothing is decided here. A pending job's rank, fair-share and user
+// priority are its Slurm priority read back (order.h DecodePriority, with
+// the snapshot's number of ranked nodes); its allocation is the snapshot's
+// node of that rank; its queue position is its place among the pending jobs
+// by priority (then submit time, then job id, as the job order breaks
+// ties). "Why is X ahead" names the first step of the documented job order
+// (order.h) on which the two jobs differ.
 //
 // Thread safety: plain functions over values.
 #ifndef SLURM_BUDGET_SBUDGET_EXPLAIN_H_
@@ -15,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "libbudget/report_snapshot.h"
 #include "libbudget/status.h"
@@ -34,15 +40,35 @@ struct SlurmJob {
   budget::TimePoint submit_time = 0;
   budget::TimePoint start_time = 0;  // 0: not started
   uint32_t restart_count = 0;        // times requeued
+  uint32_t gpus = 0;  // asked for (pending) or held (libbudget/gpu_count.h)
 };
+
+// A pending job placed in the queue: Slurm's record read through the
+// snapshot (state kPending; node, rank, allocated, user priority and
+// fairshare from its priority; queue_position set).
+struct QueuedJob {
+  budget::SnapshotJob job;
+  // False: the priority is not one priority/budget's order could have made
+  // with the snapshot's ranked nodes (an operator set it, or the snapshot is
+  // from another tree); the job then has no rank or node here.
+  bool decoded = false;
+};
+
+// Places `pending` (Slurm's pending jobs; held ones, priority 0, are left
+// out) in the queue: priority high first, then submit time, then job id.
+std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending,
+                                        const budget::ReportSnapshot& snapshot);
 
 // How many jobs ahead are listed one by one.
 constexpr size_t kMaxJobsAheadListed = 10;
 
 // The explanation of `job_id`. `slurm` may be null (the controller did not
-// answer, or the job has left its memory); `snapshot` may be null (no
-// snapshot). NotFound if neither knows the job.
+// answer, or the job has left its memory); `pending` (every pending job, as
+// Slurm lists them) may be null when the job is not pending or the list
+// could not be had; `snapshot` may be null (no snapshot). NotFound if
+// neither Slurm nor the snapshot knows the job.
 budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm,
+                          const std::vector<SlurmJob>* pending,
                           const budget::ReportSnapshot* snapshot, budget::TimePoint now,
                           std::string* out);
 

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
     // failing; then sbudget works from the snapshot alone.
     if (access(env.slurm_conf.c_str(), R_OK) == 0) {
       env.load_job = sbudget::LoadSlurmJob;
+      env.load_pending_jobs = sbudget::LoadPendingSlurmJobs;
       env.load_state_save_location = sbudget::LoadStateSaveLocation;
     }
     sbudget::Io io;

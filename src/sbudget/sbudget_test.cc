@@ -342,6 +342,48 @@ void TestJsonParsesBack(void**) {
 
 // --- explain -------------------------------------------------------------
 
+// The priority priority/budget gives a job under Fixture()'s 6 ranked nodes
+// (order.h: R = 15 rank bits, U = 16 user bits).
+uint32_t Prio(bool allocated, uint32_t rank, uint32_t user_priority) {
+  return (allocated ? 1u << 31 : 0u) | ((32767u - rank) << 16) | (user_priority + 1);
+}
+
+sbudget::SlurmJob Pending(uint32_t id, uint32_t priority, const char* account, budget::TimePoint submit) {
+  sbudget::SlurmJob j;
+  j.job_id = id;
+  j.state = "PENDING";
+  j.reason = "Priority";
+  j.user = "alice";
+  j.account = account;
+  j.priority = priority;
+  j.submit_time = submit;
+  j.gpus = 8;
+  j.admin_comment = "contract:min_runtime=900,resumable=1,declared=1";
+  return j;
+}
+
+// What Slurm lists as pending, the jobs of Fixture() and three more:
+//   203 alice's, rank 0             0xffff0001 = 4294901761
+//   202 pretrain, rank 3, user 5    0xfffc0006 = 4294705158
+//   201 pretrain, rank 3, user 0    0xfffc0001 = 4294705153
+//   209 an operator's 4000000000: rank field 0x6e6b = rank 4500, not one of 6
+//   204 robotics, rank 4, unallocated 0x7ffb0001 = 2147155969
+//   210 an account with no node: unallocated, no rank: 1
+//   207 held: priority 0 (not queued)
+std::vector<sbudget::SlurmJob> PendingInSlurm() {
+  std::vector<sbudget::SlurmJob> jobs = {
+      Pending(201, Prio(true, 3, 0), "pretrain", kGenerated - 1000),
+      Pending(202, Prio(true, 3, 5), "pretrain", kGenerated - 1000),
+      Pending(203, Prio(true, 0, 0), "posttrain", kGenerated - 1000),
+      Pending(204, Prio(false, 4, 0), "robotics", kGenerated - 1000),
+      Pending(207, 0, "science", kGenerated - 1000),
+      Pending(209, 4000000000u, "science", kGenerated - 1000),
+      Pending(210, 1, "nobody", kGenerated - 1000),
+  };
+  jobs[3].admin_comment = "contract:min_runtime=0,resumable=1,declared=1";
+  return jobs;
+}
+
 void TestWhyAheadNamesTheFirstDifferingStep(void**) {
   ReportSnapshot s = Fixture();
   const SnapshotJob& waiting = *s.FindJob(201);
@@ -357,17 +399,43 @@ void TestWhyAheadNamesTheFirstDifferingStep(void**) {
   AssertContains(sbudget::WhyAhead(waiting, waiting), "lower job id");
 }
 
+void TestPendingJobsArePlacedByTheirPriority(void**) {
+  ReportSnapshot s = Fixture();
+  std::vector<sbudget::QueuedJob> queue = sbudget::PlacePendingJobs(PendingInSlurm(), s);
+  // Held 207 is left out; the rest by priority.
+  std::vector<uint32_t> ids;
+  for (const sbudget::QueuedJob& q : queue) ids.push_back(q.job.job_id);
+  assert_true((ids == std::vector<uint32_t>{203, 202, 201, 209, 204, 210}));
+  for (size_t i = 0; i < queue.size(); ++i) assert_int_equal(queue[i].job.queue_position, i);
+  // Read back: node of the rank, allocated, user priority, fair-share.
+  const budget::SnapshotJob& favoured = queue[1].job;
+  assert_true(queue[1].decoded);
+  assert_string_equal(favoured.node_path.c_str(), "llm/pretrain");
+  assert_true(favoured.allocated);
+  assert_int_equal(favoured.rank, 3);
+  assert_int_equal(favoured.user_priority, 5);
+  assert_float_equal(favoured.fairshare, 0.5, 1e-12);  // 1 - 3/6
+  assert_int_equal(favoured.min_runtime, 900);
+  assert_false(queue[3].decoded);  // the operator's 4000000000
+  assert_false(queue[3].job.has_node);
+  assert_true(queue[5].decoded);  // no rank: no node
+  assert_false(queue[5].job.has_node);
+  assert_false(queue[5].job.allocated);
+  // Equal priorities: the earlier submission, then the lower id, first.
+  std::vector<sbudget::SlurmJob> tied = {Pending(31, 5, "a", 100), Pending(30, 5, "a", 100),
+                                          Pending(32, 5, "a", 99)};
+  queue = sbudget::PlacePendingJobs(tied, s);
+  assert_int_equal(queue[0].job.job_id, 32);
+  assert_int_equal(queue[1].job.job_id, 30);
+  assert_int_equal(queue[2].job.job_id, 31);
+}
+
 void TestExplainPendingJob(void**) {
   ReportSnapshot s = Fixture();
-  sbudget::SlurmJob slurm;
-  slurm.job_id = 201;
-  slurm.state = "PENDING";
-  slurm.reason = "Priority";
-  slurm.user = "alice";
-  slurm.account = "pretrain";
-  slurm.admin_comment = "contract:min_runtime=900,resumable=1,declared=1";
+  std::vector<sbudget::SlurmJob> pending = PendingInSlurm();
+  sbudget::SlurmJob slurm = pending[0];  // 201
   std::string out;
-  assert_true(sbudget::ExplainJob(201, &slurm, &s, kNow, &out).ok());
+  assert_true(sbudget::ExplainJob(201, &slurm, &pending, &s, kNow, &out).ok());
   AssertContains(out, "Job 201: PENDING (Reason=Priority), user alice, account pretrain");
   // 900 s = 15:00.
   AssertContains(out, "min-runtime 15:00 (allocated work");
@@ -380,31 +448,62 @@ void TestExplainPendingJob(void**) {
   // 12 GPU-s owed = 0.0033 GPU-h, not 0.00.
   assert_string_equal(sbudget::FormatGpuHours(12).c_str(), "0.0033");
   assert_string_equal(sbudget::FormatGpuHours(0).c_str(), "0.00");
-  AssertContains(out, "2147450881 = allocated work (first), fair-share 0.500 (rank 3)");
-  // Queue position 2 (0-based) is the 3rd of 4 pending jobs.
-  AssertContains(out, "position 3 of 4 pending jobs; ahead of it:");
+  AssertContains(out, "4294705153 = allocated work (first), fair-share 0.500 (rank 3), user priority 0");
+  // Third of the 6 queued jobs (held 207 is not queued).
+  AssertContains(out, "position 3 of 6 pending jobs; ahead of it:");
   AssertContains(out, "job 203 (llm/posttrain/alice, 8 GPUs): its allocation ranks ahead");
-  AssertContains(out, "job 202 (llm/pretrain, 8 GPUs): same allocation, higher user priority");
-  // 203 (position 0) is listed before 202 (position 1).
+  AssertContains(out, "job 202 (llm/pretrain, 8 GPUs): same allocation, higher user priority (5 > 0)");
   assert_true(out.find("job 203") < out.find("job 202"));
+
+  // Behind the operator's priority: the numbers, and whose they are.
+  slurm = pending[3];  // 204
+  assert_true(sbudget::ExplainJob(204, &slurm, &pending, &s, kNow, &out).ok());
+  AssertContains(out, "unallocated work (after all allocated), fair-share 0.333 (rank 4)");
+  AssertContains(out, "position 5 of 6 pending jobs");
+  AssertContains(out, "job 209 (account science, 8 GPUs): higher Slurm priority (4000000000 > 2147155969; "
+                      "its priority was not set by priority/budget)");
+  AssertContains(out, "job 201 (llm/pretrain, 8 GPUs): allocated work goes before unallocated work");
+  // The operator's job itself.
+  slurm = pending[5];  // 209
+  assert_true(sbudget::ExplainJob(209, &slurm, &pending, &s, kNow, &out).ok());
+  AssertContains(out, "priority    4000000000: not a priority priority/budget sets");
+  AssertContains(out, "position 4 of 6");
+  // An account with no node of the tree.
+  slurm = pending[6];  // 210
+  assert_true(sbudget::ExplainJob(210, &slurm, &pending, &s, kNow, &out).ok());
+  AssertContains(out, "allocation  none: account 'nobody' maps to no node of the tree");
+  AssertContains(out, "position 6 of 6");
+  // Held.
+  slurm = pending[4];  // 207
+  assert_true(sbudget::ExplainJob(207, &slurm, &pending, &s, kNow, &out).ok());
+  AssertContains(out, "queue       held (priority 0): not considered until released (scontrol release 207)");
+  // Slurm did not list the pending jobs: the job's own factors, no position.
+  slurm = pending[0];
+  assert_true(sbudget::ExplainJob(201, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "fair-share 0.500 (rank 3)");
+  AssertContains(out, "Slurm did not list the pending jobs: its position is unknown");
+  // No snapshot: Slurm's facts, and why nothing more.
+  assert_true(sbudget::ExplainJob(201, &slurm, &pending, nullptr, kNow, &out).ok());
+  AssertContains(out, "min-runtime 15:00");
+  AssertContains(out, "no budget snapshot to explain its place");
 }
 
 void TestExplainRunningAndPreemptedJobs(void**) {
   ReportSnapshot s = Fixture();
   std::string out;
-  assert_true(sbudget::ExplainJob(205, nullptr, &s, kNow, &out).ok());
+  assert_true(sbudget::ExplainJob(205, nullptr, nullptr, &s, kNow, &out).ok());
   // Slurm did not answer: the snapshot's record is used, and said so.
   AssertContains(out, "running in the snapshot");
   // Protection ends kNow + 300: in 05:00.
   AssertContains(out, "protected until");
   AssertContains(out, "(in 05:00), then preemptible");
-  assert_true(sbudget::ExplainJob(206, nullptr, &s, kNow, &out).ok());
+  assert_true(sbudget::ExplainJob(206, nullptr, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "by job 203, rule \"unallocated\"; requeued (resumable)");
   // Slurm knows the job, the snapshot does not (finished or newer).
   sbudget::SlurmJob slurm;
   slurm.state = "COMPLETED";
   slurm.restart_count = 2;
-  assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
+  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "contract    none recorded");
   AssertContains(out, "not in the budget snapshot");
   AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
@@ -412,14 +511,14 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   // and the rule even when the snapshot has no record of it.
   slurm.state = "PENDING";
   slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: over-served allocation)";
-  assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
+  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "preempted   at 2026-11-29T10:02:16 by job 8, rule \"over-served allocation\"; "
                       "requeued (resumable), 2 restart(s) so far");
   slurm.state = "CANCELLED";
-  assert_true(sbudget::ExplainJob(999, &slurm, &s, kNow, &out).ok());
+  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "rule \"over-served allocation\"; cancelled (not resumable)");
   // Neither knows it.
-  Status st = sbudget::ExplainJob(998, nullptr, &s, kNow, &out);
+  Status st = sbudget::ExplainJob(998, nullptr, nullptr, &s, kNow, &out);
   assert_true(st.IsNotFound());
   AssertContains(st.message(), "job 998 is known neither to Slurm nor to the budget snapshot");
 }
@@ -584,17 +683,26 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
   sbudget::Environment env = TestEnv("/nonexistent");
   env.load_job = [](uint32_t id, sbudget::SlurmJob* out) {
     if (id != 201) return Status::NotFound("Slurm does not know job");
-    out->job_id = 201;
-    out->state = "PENDING";
-    out->reason = "Priority";
-    out->user = "alice";
-    out->account = "pretrain";
+    *out = PendingInSlurm()[0];
+    return Status::Ok();
+  };
+  env.load_pending_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = PendingInSlurm();
     return Status::Ok();
   };
   sbudget::Io io;
   assert_int_equal(Run({"explain", "201", "--snapshot", file}, env, &io), 0);
   AssertContains(io.out, "Job 201: PENDING (Reason=Priority)");
-  AssertContains(io.out, "position 3 of 4");
+  AssertContains(io.out, "position 3 of 6");
+  // The list fails: said on stderr, the rest still explained.
+  env.load_pending_jobs = [](std::vector<sbudget::SlurmJob>*) {
+    return Status::IOError("slurm_load_jobs: Unable to contact slurm controller");
+  };
+  io = sbudget::Io();
+  assert_int_equal(Run({"explain", "201", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.err, "sbudget: slurm_load_jobs: Unable to contact slurm controller");
+  AssertContains(io.out, "rank 3 of 6");
+  AssertContains(io.out, "its position is unknown");
   assert_int_equal(Run({"explain", "4242", "--snapshot", file}, env, &io), 1);
   AssertContains(io.err, "job 4242 is known neither");
   std::string svg = tmp.dir + "/h.svg";
@@ -701,6 +809,7 @@ int main() {
       cmocka_unit_test(TestColumnsIndentByDepthAndAlign),
       cmocka_unit_test(TestJsonParsesBack),
       cmocka_unit_test(TestWhyAheadNamesTheFirstDifferingStep),
+      cmocka_unit_test(TestPendingJobsArePlacedByTheirPriority),
       cmocka_unit_test(TestExplainPendingJob),
       cmocka_unit_test(TestExplainRunningAndPreemptedJobs),
       cmocka_unit_test(TestHistoryCsvAndSvg),

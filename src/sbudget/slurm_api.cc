@@ -6,6 +6,8 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "libbudget/gpu_count.h"
+
 // Exported by libslurm (src/common/slurm_protocol_defs.c) but not declared
 // in its public headers; these are the names scontrol itself prints.
 extern "C" char* slurm_job_state_string(uint32_t state);
@@ -25,6 +27,34 @@ std::string UserName(uint32_t uid) {
   return std::to_string(uid);
 }
 
+SlurmJob FromJobInfo(const slurm_job_info_t& j) {
+  SlurmJob job;
+  const bool pending = (j.job_state & JOB_STATE_BASE) == JOB_PENDING;
+  job.job_id = j.job_id;
+  job.state = OrEmpty(slurm_job_state_string(j.job_state));
+  job.reason = OrEmpty(slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)));
+  job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
+  job.account = OrEmpty(j.account);
+  job.admin_comment = OrEmpty(j.admin_comment);
+  job.comment = OrEmpty(j.comment);
+  job.priority = j.priority;
+  job.submit_time = j.submit_time;
+  job.start_time = pending ? 0 : j.start_time;
+  job.restart_count = j.restart_cnt;
+  std::string tres = OrEmpty(pending ? j.tres_req_str : j.tres_alloc_str);
+  std::string per_job = OrEmpty(j.tres_per_job), per_node = OrEmpty(j.tres_per_node),
+              per_task = OrEmpty(j.tres_per_task);
+  budget::JobGpuStrings strings;
+  strings.tres = tres;
+  strings.per_job = per_job;
+  strings.per_node = per_node;
+  strings.per_task = per_task;
+  strings.nodes = j.num_nodes;
+  strings.tasks = j.num_tasks == NO_VAL ? 1 : j.num_tasks;
+  job.gpus = static_cast<uint32_t>(budget::JobGpuCount(strings));
+  return job;
+}
+
 }  // namespace
 
 budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
@@ -41,21 +71,23 @@ budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
     slurm_free_job_info_msg(msg);
     return budget::Status::NotFound("Slurm does not know job " + std::to_string(job_id));
   }
-  const slurm_job_info_t& j = msg->job_array[0];
-  SlurmJob job;
-  job.job_id = j.job_id;
-  job.state = OrEmpty(slurm_job_state_string(j.job_state));
-  job.reason = OrEmpty(slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)));
-  job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
-  job.account = OrEmpty(j.account);
-  job.admin_comment = OrEmpty(j.admin_comment);
-  job.comment = OrEmpty(j.comment);
-  job.priority = j.priority;
-  job.submit_time = j.submit_time;
-  job.start_time = (j.job_state & JOB_STATE_BASE) == JOB_PENDING ? 0 : j.start_time;
-  job.restart_count = j.restart_cnt;
+  *out = FromJobInfo(msg->job_array[0]);
   slurm_free_job_info_msg(msg);
-  *out = std::move(job);
+  return budget::Status::Ok();
+}
+
+budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) {
+  job_info_msg_t* msg = nullptr;
+  // SHOW_ALL: every partition's jobs, hidden ones included, as squeue -a.
+  if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+    return budget::Status::IOError(std::string("slurm_load_jobs: ") + slurm_strerror(slurm_get_errno()));
+  }
+  out->clear();
+  for (uint32_t i = 0; msg != nullptr && i < msg->record_count; ++i) {
+    const slurm_job_info_t& j = msg->job_array[i];
+    if ((j.job_state & JOB_STATE_BASE) == JOB_PENDING) out->push_back(FromJobInfo(j));
+  }
+  slurm_free_job_info_msg(msg);
   return budget::Status::Ok();
 }
 

@@ -1,5 +1,6 @@
 // The only part of sbudget that talks to Slurm (libslurm's public API):
-// a job's record, and StateSaveLocation from the controller. Everything else
+// a job's record, the pending jobs, and StateSaveLocation from the
+// controller. Everything else
 // in sbudget is plain code over the report snapshot and these values, and is
 // unit-tested without Slurm.
 //
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "libbudget/status.h"
 #include "sbudget/explain.h"
@@ -18,6 +20,10 @@ namespace sbudget {
 // slurm_load_job. NotFound if the controller does not know the job,
 // IOError (with Slurm's message) if it does not answer.
 budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out);
+
+// slurm_load_jobs: every pending job (array tasks one by one).
+// IOError (with Slurm's message) if the controller does not answer.
+budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out);
 
 // slurm_load_ctl_conf's state_save_location.
 budget::Status LoadStateSaveLocation(std::string* out);
