@@ -12,6 +12,9 @@
 #                                          (RecalcInterval=60 vs
 #                                          PriorityCalcPeriod=1)
 #   bench ctld_cpu_budget_report: <s> s    of which the sbudget report snapshot
+#   bench sbudget_explain_cpu: <s> s       `sbudget explain` of one pending job
+#   bench sbudget_explain_ctld_cpu: <s> s  slurmctld's CPU over that call (it
+#                                          lists the 20,000 pending jobs)
 #   bench ctld_cpu_ratio: <x> x            budget / multifactor
 #
 # The baseline is priority/multifactor as production sites run it: with
@@ -240,6 +243,19 @@ echo "bench ctld_cpu_budget: $cpu_budget s"
 # phase, warm-up included).
 tail -n +"$mark" "$log" | sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)[,)].*/\1/p' |
   awk '{ s += $1 } END { printf "bench ctld_cpu_budget_report: %.2f s\n", s / 1000 }'
+
+# What `sbudget explain` of a pending job costs at this scale, now that it
+# asks slurmctld for every pending job (report version 3) instead of the
+# plugin writing a row per pending job every pass: paid per question. Its
+# own CPU (user + system, from bash's `times`) and slurmctld's over the call.
+explain_job=$(squeue -h -t PD -o %i | head -n 1)
+ctld_before=$(cpu_seconds)
+explain_cpu=$( ( "$BUILD_DIR/src/sbudget/sbudget" explain "$explain_job" > "$work/explain.txt" 2>&1; times ) |
+  tail -n 1 | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%.2f", n }')
+ctld_after=$(cpu_seconds)
+grep -q "pending jobs" "$work/explain.txt" || say "sbudget explain $explain_job did not place the job: $(tr '\n' '|' < "$work/explain.txt")"
+echo "bench sbudget_explain_cpu: $explain_cpu s"
+awk -v a="$ctld_before" -v b="$ctld_after" 'BEGIN { printf "bench sbudget_explain_ctld_cpu: %.2f s\n", b - a }'
 sed -i '/^DebugFlags=Priority$/d' "$conf"
 
 # Phase 3: the same jobs under priority/multifactor (PriorityCalcPeriod=1 min).

@@ -104,9 +104,8 @@ constexpr int kReportSnapshotVersion = 3;
 constexpr int kStaleIntervals = 3;
 constexpr Seconds kMinStaleAge = 90;
 // Upper bound on the file a reader accepts. For scale (measured,
-// bench/report_snapshot_bench.cc): 20,000 jobs over 1,000 accounts with a
-// week of hourly history per node is 6.2 MB: 2.8 MB of job rows, 3.0 MB of
-// history, 0.4 MB of nodes.
+// bench/report_snapshot_bench.cc): 1,000 accounts with a week of hourly
+// history per node and 1,000 running jobs is 2.6 MB, most of it history.
 constexpr size_t kMaxReportSnapshotBytes = 256u << 20;
 
 // One allocation tree node at the time of the snapshot. GPU times are
@@ -231,9 +230,9 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
 // document with every field but the job rows and the history ("jobs" and
 // "history" are empty arrays), so ReadReportSnapshot reads it. For a reader
 // that needs only the tree nodes' standings inside slurmctld: reading the
-// benchmark's 20,000-job report (5.2 MB) takes 182 ms of CPU, its standings
-// (1,011 nodes) 10 ms (bench report_snapshot_read_cpu and
-// standings_snapshot_read_cpu). REQUIRES: scratch != nullptr (as above).
+// benchmark's report (1,011 nodes with a week of history, 1,000 running
+// jobs: 2.6 MB) takes 69 ms of CPU, its standings 6.4 ms (bench
+// report_snapshot_read_cpu and standings_snapshot_read_cpu). REQUIRES: scratch != nullptr (as above).
 Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& file,
                               std::string* scratch);
 
