@@ -149,10 +149,10 @@ void ExplainPendingJob(const SlurmJob& slurm, const std::vector<SlurmJob>* pendi
       PlacePendingJobs(pending != nullptr ? *pending : std::vector<SlurmJob>{slurm}, *snapshot);
   auto self = std::find_if(queue.begin(), queue.end(),
                            [&](const QueuedJob& q) { return q.job.job_id == slurm.job_id; });
-  if (self == queue.end()) {  // listed before it was submitted: place it alone
+  const bool left_queue = self == queue.end();  // between the two requests
+  if (left_queue) {
     queue = PlacePendingJobs({slurm}, *snapshot);
     self = queue.begin();
-    pending = nullptr;
   }
   if (!self->decoded) {
     Line(out, "priority", std::to_string(slurm.priority) +
@@ -165,9 +165,11 @@ void ExplainPendingJob(const SlurmJob& slurm, const std::vector<SlurmJob>* pendi
   }
   if (pending == nullptr) {
     Line(out, "queue", "Slurm did not list the pending jobs: its position is unknown");
-    return;
+  } else if (left_queue) {
+    Line(out, "queue", "no longer pending when Slurm listed the queue (started or cancelled since)");
+  } else {
+    ExplainQueue(queue, *self, out);
   }
-  ExplainQueue(queue, *self, out);
 }
 
 void ExplainProtection(const SnapshotJob& job, TimePoint now, std::string* out) {

@@ -482,6 +482,11 @@ void TestExplainPendingJob(void**) {
   assert_true(sbudget::ExplainJob(201, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "fair-share 0.500 (rank 3)");
   AssertContains(out, "Slurm did not list the pending jobs: its position is unknown");
+  // Pending when asked for alone, gone from the list asked for next.
+  std::vector<sbudget::SlurmJob> without_201(pending.begin() + 1, pending.end());
+  assert_true(sbudget::ExplainJob(201, &slurm, &without_201, &s, kNow, &out).ok());
+  AssertContains(out, "fair-share 0.500 (rank 3)");
+  AssertContains(out, "no longer pending when Slurm listed the queue");
   // No snapshot: Slurm's facts, and why nothing more.
   assert_true(sbudget::ExplainJob(201, &slurm, &pending, nullptr, kNow, &out).ok());
   AssertContains(out, "min-runtime 15:00");

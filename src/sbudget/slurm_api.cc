@@ -3,6 +3,8 @@
 
 #include <pwd.h>
 
+#include <unordered_map>
+
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -19,12 +21,19 @@ namespace {
 
 std::string OrEmpty(const char* s) { return s != nullptr ? s : ""; }
 
+// The user's name; looked up once per uid (a listing of 20,000 jobs would
+// otherwise read the password database 20,000 times).
 std::string UserName(uint32_t uid) {
+  static std::unordered_map<uint32_t, std::string> known;
+  auto it = known.find(uid);
+  if (it != known.end()) return it->second;
   struct passwd pw;
   struct passwd* found = nullptr;
   char buf[4096];
-  if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) return found->pw_name;
-  return std::to_string(uid);
+  std::string name = getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr
+                         ? std::string(found->pw_name)
+                         : std::to_string(uid);
+  return known.emplace(uid, std::move(name)).first->second;
 }
 
 SlurmJob FromJobInfo(const slurm_job_info_t& j) {
