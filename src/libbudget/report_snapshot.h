@@ -2,10 +2,10 @@
 // pass, written for the report tool (`sbudget`) and for anyone who can read
 // the StateSaveLocation.
 //
-// The snapshot is the ONLY channel from priority/budget to sbudget: the tool
-// never talks to the plugin and never recomputes a rule; it shows what the
-// plugin decided (ranks, ratios, priorities, owed/delivered) and asks Slurm
-// only for the jobs' own records.
+// sbudget never talks to the plugin and never recomputes a rule; it shows
+// what the plugin decided: the snapshot's ranks, ratios and owed/delivered
+// time, and the priorities the plugin set on the pending jobs, which it
+// asks Slurm for (with the jobs' own records).
 //
 // File. `<StateSaveLocation>/budget_report.json` (kReportSnapshotFileName),
 // JSON, written atomically (WriteReportSnapshot: `file.tmp`, fsync, rename,
@@ -49,12 +49,11 @@
 // sbudget explain, which asks Slurm).
 // Jobs are rows: one array per job whose values are the columns that
 // job_fields names, in its order (the names once, not once per job). A
-// reader maps the columns BY NAME,
-// so a writer may add or reorder columns without a new version: a reader
-// ignores columns it does not know, and refuses (Corruption naming the
-// place) a file that lacks one it needs (every column above but
-// "preemption", whose absence means no preemption records) or a row whose
-// length is not job_fields'.
+// reader maps the columns BY NAME, so a writer may add or reorder columns
+// without a new version: a reader ignores columns it does not know, and
+// refuses (Corruption naming the place) a file that lacks one it needs
+// (every column above but "preemption", whose absence means no preemption
+// records) or a row whose length is not job_fields'.
 // History values are written rounded to 0.001 GPU-s (a computed owed value
 // such as 6156.615661566157 is 8 bytes instead of 17; the history was half
 // the file), so they read back within 0.0005 GPU-s of what was computed.
@@ -232,7 +231,8 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
 // that needs only the tree nodes' standings inside slurmctld: reading the
 // benchmark's report (1,011 nodes with a week of history, 1,000 running
 // jobs: 2.6 MB) takes 69 ms of CPU, its standings 6.4 ms (bench
-// report_snapshot_read_cpu and standings_snapshot_read_cpu). REQUIRES: scratch != nullptr (as above).
+// report_snapshot_read_cpu and standings_snapshot_read_cpu).
+// REQUIRES: scratch != nullptr (as above).
 Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& file,
                               std::string* scratch);
 

@@ -156,9 +156,9 @@ void ExplainPendingJob(const SlurmJob& slurm, const std::vector<SlurmJob>* pendi
   }
   if (!self->decoded) {
     Line(out, "priority", std::to_string(slurm.priority) +
-                              ": not a priority priority/budget sets under this snapshot's tree (set by an "
-                              "operator with scontrol update, or the tree changed since); its place follows that "
-                              "number");
+                              ": not a priority priority/budget gives this job under the snapshot's ranks (set by "
+                              "an operator with scontrol update, or the ranks changed since the snapshot: try "
+                              "again after the next pass); its place follows that number");
   } else {
     ExplainAllocation(*snapshot, self->job, out);
     ExplainPriority(self->job, out);
@@ -230,11 +230,23 @@ std::string WhyAhead(const SnapshotJob& ahead, const SnapshotJob& job) {
 }
 
 std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending, const ReportSnapshot& snapshot) {
+  // Per rank: the node, and the account its jobs come from (its own, else
+  // its nearest ancestor's; nodes are in pre-order with their depth).
   std::vector<const budget::SnapshotNode*> node_of_rank;
+  std::vector<std::string> account_of_rank;
+  std::vector<std::string> account_at_depth;
   for (const budget::SnapshotNode& n : snapshot.nodes) {
+    const size_t depth = static_cast<size_t>(std::max(n.depth, 0));
+    account_at_depth.resize(depth + 1);
+    account_at_depth[depth] =
+        !n.account.empty() ? n.account : depth > 0 ? account_at_depth[depth - 1] : std::string();
     if (!n.has_rank()) continue;
-    if (n.rank >= node_of_rank.size()) node_of_rank.resize(n.rank + 1, nullptr);
+    if (n.rank >= node_of_rank.size()) {
+      node_of_rank.resize(n.rank + 1, nullptr);
+      account_of_rank.resize(n.rank + 1);
+    }
     node_of_rank[n.rank] = &n;
+    account_of_rank[n.rank] = account_at_depth[depth];
   }
   const uint32_t ranked = static_cast<uint32_t>(node_of_rank.size());
   std::vector<QueuedJob> queue;
@@ -255,8 +267,16 @@ std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending, co
     j.min_runtime = contract.min_runtime;
     j.resumable = contract.resumable;
     budget::PriorityFactors f;
-    q.decoded = budget::DecodePriority(slurm.priority, ranked, &f) &&
-                (f.rank == FairShareOrder::kNoRank || node_of_rank[f.rank] != nullptr);
+    q.decoded = budget::DecodePriority(slurm.priority, ranked, &f);
+    if (q.decoded && f.rank != FairShareOrder::kNoRank) {
+      // The node of that rank in this snapshot must be one the job's account
+      // (and user) can be charged to: a priority set by an order whose ranks
+      // differ from the snapshot's (a pass without a report, a changed tree)
+      // would otherwise be read as another team's.
+      const budget::SnapshotNode* node = node_of_rank[f.rank];
+      q.decoded = node != nullptr && account_of_rank[f.rank] == slurm.account &&
+                  (node->user.empty() || node->user == slurm.user);
+    }
     if (q.decoded) {
       j.allocated = f.allocated;
       j.rank = f.rank;

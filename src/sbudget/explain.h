@@ -49,8 +49,10 @@ struct SlurmJob {
 struct QueuedJob {
   budget::SnapshotJob job;
   // False: the priority is not one priority/budget's order could have made
-  // with the snapshot's ranked nodes (an operator set it, or the snapshot is
-  // from another tree); the job then has no rank or node here.
+  // with the snapshot's ranked nodes, or it decodes to a node the job's
+  // account and user are not charged to (an operator set it, or the ranks
+  // changed between the pass that set it and the snapshot); the job then
+  // has no rank or node here.
   bool decoded = false;
 };
 

@@ -421,6 +421,20 @@ void TestPendingJobsArePlacedByTheirPriority(void**) {
   assert_true(queue[5].decoded);  // no rank: no node
   assert_false(queue[5].job.has_node);
   assert_false(queue[5].job.allocated);
+  // A priority that decodes to another account's node (the ranks moved
+  // between the pass that set it and the snapshot) is not read as theirs:
+  // rank 4 is robotics, not pretrain's.
+  std::vector<sbudget::SlurmJob> moved = {Pending(40, Prio(true, 4, 0), "pretrain", 100)};
+  queue = sbudget::PlacePendingJobs(moved, s);
+  assert_false(queue[0].decoded);
+  // A user node: only its user's jobs (rank 0 is alice's node in posttrain).
+  std::vector<sbudget::SlurmJob> users = {Pending(41, Prio(true, 0, 0), "posttrain", 100),
+                                          Pending(42, Prio(true, 0, 0), "posttrain", 100)};
+  users[1].user = "bob";
+  queue = sbudget::PlacePendingJobs(users, s);
+  assert_true(queue[0].decoded);
+  assert_string_equal(queue[0].job.node_path.c_str(), "llm/posttrain/alice");
+  assert_false(queue[1].decoded);
   // Equal priorities: the earlier submission, then the lower id, first.
   std::vector<sbudget::SlurmJob> tied = {Pending(31, 5, "a", 100), Pending(30, 5, "a", 100),
                                           Pending(32, 5, "a", 99)};
@@ -466,7 +480,7 @@ void TestExplainPendingJob(void**) {
   // The operator's job itself.
   slurm = pending[5];  // 209
   assert_true(sbudget::ExplainJob(209, &slurm, &pending, &s, kNow, &out).ok());
-  AssertContains(out, "priority    4000000000: not a priority priority/budget sets");
+  AssertContains(out, "priority    4000000000: not a priority priority/budget gives this job");
   AssertContains(out, "position 4 of 6");
   // An account with no node of the tree.
   slurm = pending[6];  // 210

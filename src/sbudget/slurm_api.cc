@@ -3,6 +3,7 @@
 
 #include <pwd.h>
 
+#include <string_view>
 #include <unordered_map>
 
 #include <slurm/slurm.h>
@@ -20,6 +21,7 @@ namespace sbudget {
 namespace {
 
 std::string OrEmpty(const char* s) { return s != nullptr ? s : ""; }
+std::string_view View(const char* s) { return s != nullptr ? s : ""; }
 
 // The user's name; looked up once per uid (a listing of 20,000 jobs would
 // otherwise read the password database 20,000 times).
@@ -50,14 +52,11 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   job.submit_time = j.submit_time;
   job.start_time = pending ? 0 : j.start_time;
   job.restart_count = j.restart_cnt;
-  std::string tres = OrEmpty(pending ? j.tres_req_str : j.tres_alloc_str);
-  std::string per_job = OrEmpty(j.tres_per_job), per_node = OrEmpty(j.tres_per_node),
-              per_task = OrEmpty(j.tres_per_task);
   budget::JobGpuStrings strings;
-  strings.tres = tres;
-  strings.per_job = per_job;
-  strings.per_node = per_node;
-  strings.per_task = per_task;
+  strings.tres = View(pending ? j.tres_req_str : j.tres_alloc_str);
+  strings.per_job = View(j.tres_per_job);
+  strings.per_node = View(j.tres_per_node);
+  strings.per_task = View(j.tres_per_task);
   strings.nodes = j.num_nodes;
   strings.tasks = j.num_tasks == NO_VAL ? 1 : j.num_tasks;
   job.gpus = static_cast<uint32_t>(budget::JobGpuCount(strings));
