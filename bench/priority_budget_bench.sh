@@ -15,6 +15,8 @@
 #   bench sbudget_explain_cpu: <s> s       `sbudget explain` of one pending job
 #   bench sbudget_explain_ctld_cpu: <s> s  slurmctld's CPU over that call (it
 #                                          lists the 20,000 pending jobs)
+#   bench squeue_pending_cpu: <s> s        the same two figures for
+#   bench squeue_pending_ctld_cpu: <s> s   `squeue -t PD -o %i,%Q`, for scale
 #   bench ctld_cpu_ratio: <x> x            budget / multifactor
 #
 # The baseline is priority/multifactor as production sites run it: with
@@ -248,14 +250,25 @@ tail -n +"$mark" "$log" | sed -n 's/.*priority\/budget: pass .*; report [0-9.]* 
 # asks slurmctld for every pending job (report version 3) instead of the
 # plugin writing a row per pending job every pass: paid per question. Its
 # own CPU (user + system, from bash's `times`) and slurmctld's over the call.
+# For scale, the same for `squeue` listing the pending jobs with priorities.
+# child_cpu OUT CMD...: CMD's CPU seconds, its output in OUT.
+child_cpu() {
+  local out=$1; shift
+  ( "$@" > "$out" 2>&1; times ) | tail -n 1 |
+    awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%.2f", n }'
+}
 explain_job=$(squeue -h -t PD -o %i | head -n 1)
 ctld_before=$(cpu_seconds)
-explain_cpu=$( ( "$BUILD_DIR/src/sbudget/sbudget" explain "$explain_job" > "$work/explain.txt" 2>&1; times ) |
-  tail -n 1 | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%.2f", n }')
+explain_cpu=$(child_cpu "$work/explain.txt" "$BUILD_DIR/src/sbudget/sbudget" explain "$explain_job")
 ctld_after=$(cpu_seconds)
 grep -q "pending jobs" "$work/explain.txt" || say "sbudget explain $explain_job did not place the job: $(tr '\n' '|' < "$work/explain.txt")"
 echo "bench sbudget_explain_cpu: $explain_cpu s"
 awk -v a="$ctld_before" -v b="$ctld_after" 'BEGIN { printf "bench sbudget_explain_ctld_cpu: %.2f s\n", b - a }'
+ctld_before=$(cpu_seconds)
+squeue_cpu=$(child_cpu /dev/null squeue -h -t PD -o %i,%Q)
+ctld_after=$(cpu_seconds)
+echo "bench squeue_pending_cpu: $squeue_cpu s"
+awk -v a="$ctld_before" -v b="$ctld_after" 'BEGIN { printf "bench squeue_pending_ctld_cpu: %.2f s\n", b - a }'
 sed -i '/^DebugFlags=Priority$/d' "$conf"
 
 # Phase 3: the same jobs under priority/multifactor (PriorityCalcPeriod=1 min).
