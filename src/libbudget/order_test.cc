@@ -372,20 +372,30 @@ void TestPriorityPreservesJobOrder(void**) {
   CheckPriorityPreservesOrder(order, jobs);
 }
 
-void TestPriorityBeyond32768Ranks(void**) {
-  // 40,000 accounts: more ranks than 15 bits hold. R grows to 16 bits
-  // (2^15 = 32768 < 40000 < 65536), user priorities get 15 (up to 32766).
-  const int kLeaves = 40000;
+// A flat tree of kLeaves accounts, each with demand and varied usage.
+constexpr int kLeaves = 40000;
+
+AllocationTree ManyAccounts() {
   std::string json = R"({"name":"c","children":[)";
   for (int i = 0; i < kLeaves; ++i) {
     json += (i ? "," : "") + std::string(R"({"name":"a)") + std::to_string(i) +
             R"(","share":1,"account":"a)" + std::to_string(i) + "\"}";
   }
   json += "]}";
-  AllocationTree tree = Parse(json);
+  return Parse(json);
+}
+
+FairShareOrder RankManyAccounts(const AllocationTree& tree) {
   std::vector<double> usage(tree.size()), demand(tree.size(), 1.0);
   for (size_t i = 1; i < usage.size(); ++i) usage[i] = static_cast<double>(i % 977);
-  FairShareOrder order = Compute(tree, usage, demand);
+  return Compute(tree, usage, demand);
+}
+
+void TestPriorityBeyond32768Ranks(void**) {
+  // 40,000 accounts: more ranks than 15 bits hold. R grows to 16 bits
+  // (2^15 = 32768 < 40000 < 65536), user priorities get 15 (up to 32766).
+  AllocationTree tree = ManyAccounts();
+  FairShareOrder order = RankManyAccounts(tree);
   assert_int_equal(order.ranked_count(), kLeaves);
   assert_int_equal(order.rank_bits(), 16);
   // Every rank keeps a distinct priority, even with clamped user priorities:
@@ -447,17 +457,8 @@ void TestDecodePriorityRoundTrips(void**) {
   }
   CheckDecodeRoundTrip(order, jobs);
 
-  const int kLeaves = 40000;  // R = 16, as in TestPriorityBeyond32768Ranks
-  std::string json = R"({"name":"c","children":[)";
-  for (int i = 0; i < kLeaves; ++i) {
-    json += (i ? "," : "") + std::string(R"({"name":"a)") + std::to_string(i) +
-            R"(","share":1,"account":"a)" + std::to_string(i) + "\"}";
-  }
-  json += "]}";
-  AllocationTree big = Parse(json);
-  std::vector<double> usage(big.size()), demand(big.size(), 1.0);
-  for (size_t i = 1; i < usage.size(); ++i) usage[i] = static_cast<double>(i % 977);
-  FairShareOrder big_order = Compute(big, usage, demand);
+  AllocationTree big = ManyAccounts();  // R = 16, as in TestPriorityBeyond32768Ranks
+  FairShareOrder big_order = RankManyAccounts(big);
   assert_int_equal(FairShareOrder::RankBitsFor(big_order.ranked_count()), 16);
   jobs.clear();
   for (uint32_t id = 1; id <= 5000; ++id) {
