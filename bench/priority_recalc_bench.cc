@@ -10,7 +10,11 @@
 //   charge   ChargeJobs (cursors, demand into the ledger)
 //   compute  ComputePriorities (order + every pending job's priority)
 //   save     SaveLedger (atomic write of the ledger file)
-//   report   BuildReport + WriteReportSnapshot (the sbudget snapshot)
+//   report   BuildReport + WriteReportSnapshot + WriteStandingsSnapshot
+//            (the sbudget snapshot and sched/timeslice's standings)
+// The job views are held as the plugin holds them between passes
+// (job_view_cache.h: nodes resolved once), and each job's priority is the
+// one the previous pass set, as Slurm would hold it.
 //
 //   bench priority_recalc_pass_cpu: <ms> ms     charge + compute
 //   bench priority_recalc_save_cpu: <ms> ms     ledger save
@@ -34,6 +38,7 @@
 #include "libbudget/report_snapshot.h"
 #include "libbudget/tree.h"
 #include "priority_budget/job_view.h"
+#include "priority_budget/job_view_cache.h"
 #include "priority_budget/priority_pass.h"
 #include "priority_budget/report_writer.h"
 #include "priority_budget/usage_charging.h"
@@ -108,13 +113,22 @@ int main() {
   config.recalc_interval = kPassInterval;
   budget::Ledger::Options options;  // 7 days, 5-min buckets, 1-h report buckets
   budget::Ledger ledger(options);
-  const std::vector<budget_prio::JobView> jobs = PendingJobs();
+  // The views as the plugin holds them between passes (job_view_cache.h):
+  // built once, nodes resolved once for the tree.
+  budget_prio::JobViewCache cache;
+  cache.BeginPass({}, false);
+  for (budget_prio::JobView& job : PendingJobs()) cache.Store(std::move(job), budget_prio::JobFingerprint());
+  cache.EndPass();
+  budget_prio::UserNames names;
+  cache.Resolve(tree, 1, &names);
+  std::vector<budget_prio::JobView>& jobs = cache.views();
 
   char dir_template[] = "/tmp/priority_recalc_bench.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (!dir) return Fail(budget::Status::IOError("mkdtemp failed"));
   const std::string ledger_file = std::string(dir) + "/ledger";
   const std::string report_file = std::string(dir) + "/" + budget::kReportSnapshotFileName;
+  const std::string standings_file = std::string(dir) + "/" + budget::kStandingsSnapshotFileName;
 
   budget::ReportSnapshot report;  // kept between passes, as the plugin does
   std::string report_text;
@@ -127,6 +141,9 @@ int main() {
     budget_prio::PassResult result;
     st = budget_prio::ComputePriorities(tree, config, jobs, kCapacityGpus, now, &ledger, &result);
     if (!st.ok()) return Fail(st);
+    // What Slurm then holds, and the next pass's snapshot reads back (job i
+    // has id i + 1).
+    for (const auto& [job_id, priority] : result.priorities) jobs[job_id - 1].priority = priority;
     last_pass = now;
     const double t1 = ThreadCpuMs();
     st = budget::SaveLedger(ledger, ledger_file);
@@ -134,6 +151,7 @@ int main() {
     const double t2 = ThreadCpuMs();
     st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report);
     if (st.ok()) st = budget::WriteReportSnapshot(report, report_file, &report_text);
+    if (st.ok()) st = budget::WriteStandingsSnapshot(report, standings_file, &report_text);
     if (!st.ok()) return Fail(st);
     const double t3 = ThreadCpuMs();
     if (i < kWarmup) continue;
@@ -144,6 +162,7 @@ int main() {
   }
   unlink(ledger_file.c_str());
   unlink(report_file.c_str());
+  unlink(standings_file.c_str());
   rmdir(dir);
   std::printf("bench priority_recalc_pass_cpu: %.2f ms\n", Median(pass_ms));
   std::printf("bench priority_recalc_save_cpu: %.2f ms\n", Median(save_ms));

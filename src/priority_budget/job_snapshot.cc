@@ -1,9 +1,6 @@
 // Job snapshot: see job_snapshot.h.
 #include "priority_budget/job_snapshot.h"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "priority_budget/slurm_headers.h"
@@ -42,45 +39,77 @@ double JobGpus(const job_record_t* job, JobPhase phase) {
 
 }  // namespace
 
+namespace {
+
+// job_view_cache.h: what must not change for a cached view to stand.
+JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
+  JobFingerprint print;
+  print.strings = {reinterpret_cast<uintptr_t>(job->account),
+                   reinterpret_cast<uintptr_t>(job->user_name),
+                   reinterpret_cast<uintptr_t>(job->tres_fmt_req_str),
+                   reinterpret_cast<uintptr_t>(job->tres_fmt_alloc_str),
+                   reinterpret_cast<uintptr_t>(job->tres_per_job),
+                   reinterpret_cast<uintptr_t>(job->tres_per_node),
+                   reinterpret_cast<uintptr_t>(job->tres_per_task),
+                   reinterpret_cast<uintptr_t>(job->admin_comment)};
+  print.details = reinterpret_cast<uintptr_t>(job->details);
+  print.phase = phase;
+  print.start_time = job->start_time;
+  print.node_count = job->node_cnt;
+  print.uid = job->user_id;
+  return print;
+}
+
+// The fields ViewOfJob reads that can change without a new fingerprint.
+JobVolatile VolatileOf(const job_record_t* job, JobPhase phase) {
+  JobVolatile fields;
+  fields.phase = phase;
+  fields.held = phase == JobPhase::kPending && job->priority == 0;
+  fields.fixed_priority = job->direct_set_prio != 0;
+  fields.priority = job->priority;
+  fields.start_time = job->start_time;
+  fields.end_time = job->end_time;
+  if (job->details) fields.nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
+  return fields;
+}
+
+}  // namespace
+
 JobView ViewOfJob(const void* job_record) {
   const job_record_t* job = static_cast<const job_record_t*>(job_record);
   JobView view;
+  JobPhase phase = PhaseOf(job);
   view.job_id = job->job_id;
   view.account = OrEmpty(job->account);
   view.user = OrEmpty(job->user_name);
   view.uid = job->user_id;
-  view.phase = PhaseOf(job);
-  view.held = view.phase == JobPhase::kPending && job->priority == 0;
-  view.fixed_priority = job->direct_set_prio != 0;
-  view.gpus = JobGpus(job, view.phase);
-  view.start_time = job->start_time;
-  view.end_time = job->end_time;
-  if (job->details) {
-    view.submit_time = job->details->submit_time;
-    view.nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
-  }
+  view.gpus = JobGpus(job, phase);
+  if (job->details) view.submit_time = job->details->submit_time;
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
-  view.priority = job->priority;
+  ApplyVolatile(VolatileOf(job, phase), &view);
   return view;
 }
 
-void SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
-                  JobSnapshot* snapshot) {
-  snapshot->capacity_gpus = 0;
+double SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
+                    const std::vector<uint32_t>& changed, bool full, JobViewCache* cache) {
+  cache->BeginPass(changed, full);
   if (job_list) {
-    snapshot->jobs.reserve(snapshot->jobs.size() + list_count(job_list));
     ListIterator it = list_iterator_create(job_list);
     while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
       if (IS_JOB_REVOKED(job)) continue;
-      if (PhaseOf(job) == JobPhase::kFinished && jobs_with_cursor.count(job->job_id) == 0 &&
-          job->end_time <= last_pass) {
+      JobPhase phase = PhaseOf(job);
+      if (phase == JobPhase::kFinished && jobs_with_cursor.count(job->job_id) == 0 && job->end_time <= last_pass) {
         continue;  // nothing left to charge
       }
-      snapshot->jobs.push_back(ViewOfJob(job));
+      JobFingerprint print = FingerprintOf(job, phase);
+      if (!cache->Reuse(job->job_id, print, VolatileOf(job, phase))) cache->Store(ViewOfJob(job), print);
     }
     list_iterator_destroy(it);
   }
-  for (int i = 0; i < node_record_count; ++i) snapshot->capacity_gpus += NodeGpus(node_record_table_ptr[i]);
+  cache->EndPass();
+  double capacity_gpus = 0;
+  for (int i = 0; i < node_record_count; ++i) capacity_gpus += NodeGpus(node_record_table_ptr[i]);
+  return capacity_gpus;
 }
 
 int ApplyPriorities(const std::vector<std::pair<uint32_t, uint32_t>>& priorities) {
@@ -94,23 +123,6 @@ int ApplyPriorities(const std::vector<std::pair<uint32_t, uint32_t>>& priorities
   }
   if (changed) last_job_update = time(nullptr);
   return changed;
-}
-
-const std::string& UserNames::NameOf(uid_t uid) {
-  auto known = cache_.find(uid);
-  if (known != cache_.end()) return known->second;
-  std::string name;
-  struct passwd pw;
-  struct passwd* result = nullptr;
-  std::vector<char> buffer(16384);
-  if (getpwuid_r(uid, &pw, buffer.data(), buffer.size(), &result) == 0 && result) name = result->pw_name;
-  return cache_.emplace(uid, std::move(name)).first->second;
-}
-
-void UserNames::Resolve(std::vector<JobView>* jobs) {
-  for (JobView& job : *jobs) {
-    if (job.user.empty()) job.user = NameOf(job.uid);
-  }
 }
 
 }  // namespace budget_prio

@@ -34,6 +34,7 @@
 #include "libbudget/gpu_count.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/standing.h"
+#include "libbudget/tree.h"
 
 namespace budget_prio {
 
@@ -59,6 +60,11 @@ struct JobView {
   bool has_contract = false;
   budget::JobContract contract;
   uint32_t priority = 0;      // the job's priority when it was copied
+  // The tree node the job is charged to, when node_resolved (the recalc
+  // thread resolves it once per view and tree, job_view_cache.h); readers
+  // go through NodeOf() (priority_pass.h), which looks it up otherwise.
+  bool node_resolved = false;
+  budget::NodeId node = budget::kNoNode;
 };
 
 constexpr uint32_t kNeutralUserPriority = 10000;
@@ -71,14 +77,6 @@ uint32_t UserPriorityFromNice(int64_t nice);
 // names this adapter's code and tests use.
 using budget::GpuCountFromGresSpec;
 using budget::GpuCountFromTres;
-
-// What the recalc thread copies at each pass: every pending, running and
-// suspended job, plus finished jobs that still need charging, and the
-// cluster's GPU capacity.
-struct JobSnapshot {
-  std::vector<JobView> jobs;
-  double capacity_gpus = 0;
-};
 
 }  // namespace budget_prio
 

@@ -29,4 +29,25 @@ std::vector<JobView> PluginState::TakeEndedJobs() {
   return jobs;
 }
 
+void PluginState::MarkJobChanged(uint32_t job_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (changed_overflow_) return;
+  if (changed_jobs_.size() >= kMaxChangedJobs) {
+    changed_overflow_ = true;
+    changed_jobs_.clear();
+    changed_jobs_.shrink_to_fit();
+    return;
+  }
+  changed_jobs_.push_back(job_id);
+}
+
+std::vector<uint32_t> PluginState::TakeChangedJobs(bool* all) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  *all = changed_overflow_;
+  changed_overflow_ = false;
+  std::vector<uint32_t> jobs;
+  jobs.swap(changed_jobs_);
+  return jobs;
+}
+
 }  // namespace budget_prio

@@ -3,7 +3,8 @@
 // (cursors, tails, suspension, unknown accounts, demand), the pass's order
 // and priorities, tree sources and reloading (bad tree keeps the last good
 // one, which is saved), and the atomic state files. Expected values worked
-// out by hand above each assertion.
+// out by hand above each assertion. Also the job view cache (what a pass
+// rebuilds) and the changed-job marks.
 #include "libbudget/test_support.h"
 
 #include <sys/stat.h>
@@ -19,6 +20,8 @@
 #include "libbudget/ledger.h"
 #include "libbudget/tree.h"
 #include "priority_budget/job_view.h"
+#include "priority_budget/job_view_cache.h"
+#include "priority_budget/plugin_state.h"
 #include "priority_budget/priority_pass.h"
 #include "priority_budget/state_files.h"
 #include "priority_budget/tree_reloader.h"
@@ -294,11 +297,7 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   // Allocated: b's job, then a's (nice 0), then a's niced one; then
   // unallocated: a's min-runtime-0 job, then the unknown account's.
   assert_int_equal(result.priorities.size(), 5);  // the held job gets none
-  assert_int_equal(result.priorities[0].first, 2);
-  assert_int_equal(result.priorities[1].first, 1);
-  assert_int_equal(result.priorities[2].first, 5);
-  assert_int_equal(result.priorities[3].first, 4);
-  assert_int_equal(result.priorities[4].first, 3);
+  assert_int_equal(result.prioritised, 5);
   assert_true(PriorityOf(result, 2) > PriorityOf(result, 1));
   // nice 0 -> user priority 10000 > nice 100 -> 9900, same node: higher.
   assert_true(PriorityOf(result, 1) > PriorityOf(result, 5));
@@ -313,13 +312,158 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   // Usage shifts (b takes 2000 more GPU-s): a is now the under-served one.
   ledger.Charge("b", Ledger::Series::kAllocated, 100, 200, 20);
   assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
-  assert_int_equal(result.priorities[0].first, 1);
   assert_true(PriorityOf(result, 1) > PriorityOf(result, 2));
+  // A priority the job already has is not written again, but still counts.
+  const uint32_t a_first = PriorityOf(result, 1);
+  jobs[0].priority = a_first;
+  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
+  assert_int_equal(result.priorities.size(), 4);
+  assert_int_equal(result.prioritised, 5);
+  assert_int_equal(PriorityOf(result, 1), 0);
+  jobs[0].priority = 0;
   // A user's nice never jumps a team: even a much better nice on b's job
   // (user priority 65534) stays below a's jobs now.
   jobs[1].nice = -60000;
   assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
   assert_true(PriorityOf(result, 5) > PriorityOf(result, 2));
+}
+
+// --- the job view cache ----------------------------------------------------
+
+using budget_prio::JobFingerprint;
+using budget_prio::JobViewCache;
+using budget_prio::JobVolatile;
+
+// A fingerprint as job_snapshot.cc takes it; `strings` stands for the
+// addresses of the record's strings.
+JobFingerprint Print(uintptr_t strings, JobPhase phase = JobPhase::kPending) {
+  JobFingerprint print;
+  print.strings.fill(strings);
+  print.phase = phase;
+  return print;
+}
+
+JobVolatile Fields(uint32_t priority, int64_t nice = 0) {
+  JobVolatile fields;
+  fields.priority = priority;
+  fields.nice = nice;
+  return fields;
+}
+
+// One pass over `ids` (in list order): reuses what stands, builds the rest
+// with Job(id, account "acct_a"); returns how many views were built.
+size_t CachePass(JobViewCache* cache, const std::vector<uint32_t>& ids, uintptr_t strings = 1,
+                 const std::vector<uint32_t>& changed = {}, bool full = false) {
+  cache->BeginPass(changed, full);
+  for (uint32_t id : ids) {
+    if (!cache->Reuse(id, Print(strings), Fields(id * 10))) {
+      JobView view = Job(id, "acct_a", "x", JobPhase::kPending, 1, 0);
+      view.priority = id * 10;
+      cache->Store(view, Print(strings));
+    }
+  }
+  cache->EndPass();
+  return cache->built();
+}
+
+std::vector<uint32_t> CachedIds(JobViewCache* cache) {
+  std::vector<uint32_t> ids;
+  for (const JobView& view : cache->views()) ids.push_back(view.job_id);
+  return ids;
+}
+
+void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
+  JobViewCache cache;
+  assert_int_equal(CachePass(&cache, {1, 2, 3}), 3);
+  // Unchanged: every view stands, with the per-pass fields re-read.
+  cache.BeginPass({}, false);
+  JobView* view = cache.Reuse(2, Print(1), Fields(77, 5));
+  assert_non_null(view);
+  assert_int_equal(view->priority, 77);
+  assert_int_equal(view->nice, 5);
+  assert_string_equal(view->account.c_str(), "acct_a");
+  assert_non_null(cache.Reuse(1, Print(1), Fields(10)));
+  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
+  cache.EndPass();
+  assert_int_equal(cache.built(), 0);
+  // A string moved (Slurm replaced it), the phase changed, slurmctld marked
+  // the job changed, or a full rebuild: the view is built again.
+  cache.BeginPass({}, false);
+  assert_null(cache.Reuse(1, Print(2), Fields(10)));
+  cache.Store(Job(1, "acct_b", "x", JobPhase::kPending, 1, 0), Print(2));
+  assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20)));
+  cache.Store(Job(2, "acct_a", "x", JobPhase::kRunning, 1, 0), Print(1, JobPhase::kRunning));
+  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
+  cache.EndPass();
+  assert_int_equal(cache.built(), 2);
+  assert_string_equal(cache.views()[0].account.c_str(), "acct_b");  // rebuilt in place
+  assert_true((CachedIds(&cache) == std::vector<uint32_t>{1, 2, 3}));
+  // Back to the first prints (1, 2 differ from what was stored) with 3
+  // marked changed: all three built.
+  assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {3}), 3);
+  assert_int_equal(CachePass(&cache, {1, 2, 3}), 0);
+  assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {2}), 1);
+  assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {}, true), 3);
+  assert_int_equal(cache.cached(), 3);
+}
+
+void test_view_cache_follows_the_job_list(void** /*state*/) {
+  JobViewCache cache;
+  CachePass(&cache, {1, 2, 3, 4});
+  // 2 left the list, 5 is new, and the rest keep their views and order.
+  assert_int_equal(CachePass(&cache, {1, 3, 4, 5}), 1);
+  assert_true((CachedIds(&cache) == std::vector<uint32_t>{1, 3, 4, 5}));
+  // A list in another order still finds every view.
+  assert_int_equal(CachePass(&cache, {5, 4, 1, 3}), 0);
+  assert_int_equal(cache.cached(), 4);
+  assert_int_equal(CachePass(&cache, {}), 0);
+  assert_int_equal(cache.cached(), 0);
+  assert_int_equal(CachePass(&cache, {3}), 1);
+}
+
+void test_view_cache_resolves_nodes_per_tree(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget_prio::UserNames names;
+  JobViewCache cache;
+  CachePass(&cache, {1});
+  JobView ended = Job(9, "acct_b", "", JobPhase::kFinished, 1, 0);
+  ended.uid = 0;
+  cache.AppendTransient({ended});
+  cache.Resolve(tree, 1, &names);
+  assert_int_equal(cache.views().size(), 2);
+  assert_true(cache.views()[0].node_resolved);
+  assert_int_equal(cache.views()[0].node, tree.Find("a"));
+  assert_int_equal(budget_prio::NodeOf(tree, cache.views()[0]), tree.Find("a"));
+  // The ended job: user from its uid, then its node; dropped next pass.
+  assert_string_equal(cache.views()[1].user.c_str(), "root");
+  assert_int_equal(cache.views()[1].node, tree.Find("b"));
+  CachePass(&cache, {1});
+  assert_int_equal(cache.views().size(), 1);
+  // A new tree where acct_a is bound elsewhere: every node again.
+  budget::AllocationTree moved = ParseTree(R"({ "name": "cluster", "children": [
+      { "name": "z", "share": 1, "account": "other" },
+      { "name": "a2", "share": 1, "account": "acct_a" } ] })");
+  cache.Resolve(moved, 1, &names);  // same generation: nothing to do
+  assert_int_equal(cache.views()[0].node, tree.Find("a"));
+  cache.Resolve(moved, 2, &names);
+  assert_int_equal(cache.views()[0].node, moved.Find("a2"));
+  // An unresolved view is looked up.
+  JobView loose = Job(4, "acct_b", "bob", JobPhase::kPending, 1, 0);
+  assert_int_equal(budget_prio::NodeOf(tree, loose), tree.Find("b/bob"));
+}
+
+void test_changed_jobs_overflow_to_a_full_rebuild(void** /*state*/) {
+  budget_prio::PluginState state;
+  state.MarkJobChanged(7);
+  state.MarkJobChanged(8);
+  bool all = true;
+  assert_true((state.TakeChangedJobs(&all) == std::vector<uint32_t>{7, 8}));
+  assert_false(all);
+  for (size_t i = 0; i <= budget_prio::PluginState::kMaxChangedJobs; ++i) state.MarkJobChanged(i + 1);
+  assert_true(state.TakeChangedJobs(&all).empty());
+  assert_true(all);
+  assert_true(state.TakeChangedJobs(&all).empty());
+  assert_false(all);
 }
 
 // --- tree source and reloading ----------------------------------------------
@@ -428,6 +572,10 @@ int main(void) {
       cmocka_unit_test(test_finished_job_without_cursor),
       cmocka_unit_test(test_pending_demand),
       cmocka_unit_test(test_pass_orders_teams_by_usage_over_share),
+      cmocka_unit_test(test_view_cache_rebuilds_only_what_changed),
+      cmocka_unit_test(test_view_cache_follows_the_job_list),
+      cmocka_unit_test(test_view_cache_resolves_nodes_per_tree),
+      cmocka_unit_test(test_changed_jobs_overflow_to_a_full_rebuild),
       cmocka_unit_test(test_tree_source_specs),
       cmocka_unit_test(test_unreachable_url_is_an_error),
       cmocka_unit_test(test_reloader_keeps_last_good_tree),

@@ -5,7 +5,8 @@
 // calls and hands them on:
 //   init/fini                       budget.conf, the recalc thread
 //   priority_p_set                  a new (or changed) job's priority from the
-//                                   last published order
+//                                   last published order; marks the job
+//                                   changed for the recalc thread's cache
 //   priority_p_reconfig             wakes the recalc thread (never fetches)
 //   priority_p_job_end              queues the job so its tail gets charged
 //   priority_p_get_priority_factors_list   sprio (sprio_factors.h)
@@ -116,6 +117,7 @@ int fini(void) {
 
 uint32_t priority_p_set(uint32_t last_prio, job_record_t* job_ptr) {
   try {
+    g_state.MarkJobChanged(job_ptr->job_id);  // its cached view is rebuilt
     uint32_t priority = InitialPriority(job_ptr);
     debug2("priority/budget: initial priority of JobId=%u is %u", job_ptr->job_id, priority);
     return priority;

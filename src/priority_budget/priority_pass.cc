@@ -7,10 +7,14 @@
 
 namespace budget_prio {
 
+budget::NodeId NodeOf(const budget::AllocationTree& tree, const JobView& job) {
+  return job.node_resolved ? job.node : tree.NodeFor(job.account, job.user);
+}
+
 budget::PendingJob ToPendingJob(const OrderView& view, const JobView& job) {
   budget::PendingJob pending;
   pending.job_id = job.job_id;
-  pending.node = view.tree.NodeFor(job.account, job.user);
+  pending.node = NodeOf(view.tree, job);
   pending.allocated = pending.node != budget::kNoNode && IsAllocatedWork(job, view.config);
   pending.user_priority = UserPriorityFromNice(job.nice);
   pending.submit_time = job.submit_time;
@@ -46,23 +50,19 @@ budget::Status ComputePriorities(const budget::AllocationTree& tree, const budge
   for (const JobView& job : jobs) {
     bool works = job.phase == JobPhase::kRunning || (job.phase == JobPhase::kPending && !job.held);
     if (!works) continue;
-    budget::NodeId node = tree.NodeFor(job.account, job.user);
+    budget::NodeId node = NodeOf(tree, job);
     if (node != budget::kNoNode) demand[node] += std::max(job.gpus, 1.0);
   }
   budget::Status st = view->order.Compute(tree, usage, demand, std::max(capacity_gpus, 1.0),
                                           ledger->options().window);
   if (!st.ok()) return st;
 
-  std::vector<budget::PendingJob> pending;
-  pending.reserve(jobs.size());
-  for (const JobView& job : jobs) {
-    if (WantsPriority(job)) pending.push_back(ToPendingJob(*view, job));
-  }
-  view->order.SortJobs(&pending);
   PassResult out;
-  out.priorities.reserve(pending.size());
-  for (const budget::PendingJob& job : pending) {
-    out.priorities.emplace_back(job.job_id, view->order.Priority(job));
+  for (const JobView& job : jobs) {
+    if (!WantsPriority(job)) continue;
+    ++out.prioritised;
+    uint32_t priority = view->order.Priority(ToPendingJob(*view, job));
+    if (priority != job.priority) out.priorities.emplace_back(job.job_id, priority);
   }
   for (budget::NodeId node : view->order.ranked_nodes()) {
     if (view->order.has_demand(node)) out.ranked_paths_with_demand.push_back(tree.node(node).path);

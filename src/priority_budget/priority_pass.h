@@ -4,7 +4,8 @@
 // slurmctld's locks and applies the answer under the job write lock.
 //
 // The adapter adds no rule of its own; it only translates:
-//   - node of a job: tree.NodeFor(account, user); kNoNode for an account
+//   - node of a job: tree.NodeFor(account, user) (NodeOf: resolved once
+//     per view and tree by the recalc thread); kNoNode for an account
 //     bound nowhere (UnknownAccount=unallocated: ordered after all
 //     allocated work, priority of unallocated work without a rank);
 //   - allocated: the job's contract says min_runtime > 0 (usage_charging.h)
@@ -45,6 +46,11 @@ struct OrderView {
   budget::TimePoint computed_at = 0;
 };
 
+// The node `job` is charged to under `tree`: job.node when the recalc
+// thread resolved it for this tree (job_view_cache.h), else
+// tree.NodeFor(account, user).
+budget::NodeId NodeOf(const budget::AllocationTree& tree, const JobView& job);
+
 // The core's PendingJob for `job` under `view`.
 budget::PendingJob ToPendingJob(const OrderView& view, const JobView& job);
 
@@ -54,9 +60,13 @@ uint32_t PriorityUnder(const OrderView& view, const JobView& job,
 
 struct PassResult {
   std::shared_ptr<const OrderView> view;
-  // (job id, new priority) for every pending job that is not held and has
-  // no operator-set priority, in job order.
+  // (job id, priority) for every pending job that is not held and has no
+  // operator-set priority, whose priority differs from the one it had when
+  // copied (JobView::priority): what the pass must write. In the order of
+  // the jobs given; Slurm orders the queue by the priorities themselves.
   std::vector<std::pair<uint32_t, uint32_t>> priorities;
+  // How many pending jobs got a priority (written or already right).
+  size_t prioritised = 0;
   // Tree paths of the ranked nodes that have demand, in rank order (for the
   // "order of top allocations changed" log line).
   std::vector<std::string> ranked_paths_with_demand;

@@ -33,6 +33,7 @@ struct PassTimes {
   double ledger_save_cpu_ms = 0;
   double total_ms = 0;
   long page_faults = 0;  // the thread's, over the pass, the save and the report
+  size_t views_built = 0;  // job views (re)built by the snapshot, job_view_cache.h
 };
 
 namespace {
@@ -201,6 +202,7 @@ void RecalcThread::ReloadConfigIfAsked() {
       config_ = config;
     }
   }
+  full_rebuild_ = true;  // a reconfigure may change what a view holds
   ReloadTreeIfDue(time(nullptr), /*forced=*/true);
 }
 
@@ -246,20 +248,31 @@ void RecalcThread::RunPass() {
   Clock::time_point start = Clock::now();
   std::unordered_set<uint32_t> with_cursor;
   for (const auto& cursor : ledger_.JobCursors()) with_cursor.insert(cursor.first);
-  std::vector<JobView>& jobs = pass_jobs_.jobs;
-  jobs.clear();  // keeps its capacity
-  for (JobView& ended : state_->TakeEndedJobs()) jobs.push_back(std::move(ended));
+  bool full = full_rebuild_ || passes_since_full_rebuild_ + 1 >= JobViewCache::kFullRebuildPasses;
   budget_lock_jobs_read();
-  SnapshotJobs(with_cursor, last_pass_, &pass_jobs_);
+  // Taken under the lock: priority_p_set() marks jobs under the job write
+  // lock, so no mark can fall between this list and the snapshot.
+  bool all_changed = false;
+  std::vector<uint32_t> changed_jobs = state_->TakeChangedJobs(&all_changed);
+  double capacity_gpus = SnapshotJobs(with_cursor, last_pass_, changed_jobs, full || all_changed, &job_views_);
   budget_unlock_jobs_read();
   times.snapshot_ms = MillisSince(start);
+  times.views_built = job_views_.built();
+  if (full || all_changed) {
+    full_rebuild_ = false;
+    passes_since_full_rebuild_ = 0;
+  } else {
+    ++passes_since_full_rebuild_;
+  }
 
   Clock::time_point compute_start = Clock::now();
-  user_names_.Resolve(&jobs);
+  job_views_.AppendTransient(state_->TakeEndedJobs());
   const budget::AllocationTree& tree = reloader_->tree();
+  job_views_.Resolve(tree, reloader_->generation(), &user_names_);
+  const std::vector<JobView>& jobs = job_views_.views();
   ChargeStats charged = ChargeJobs(jobs, tree, config_, last_pass_, now, &ledger_);
   PassResult result;
-  budget::Status st = ComputePriorities(tree, config_, jobs, pass_jobs_.capacity_gpus, now, &ledger_, &result);
+  budget::Status st = ComputePriorities(tree, config_, jobs, capacity_gpus, now, &ledger_, &result);
   times.compute_ms = MillisSince(compute_start);
   last_pass_ = now;
   if (!st.ok()) {
@@ -282,7 +295,7 @@ void RecalcThread::RunPass() {
   if (ReportDue(now)) {
     Clock::time_point report_start = Clock::now();
     double report_cpu_start = ThreadCpuMillis();
-    times.report_build_cpu_ms = WriteReport(*result.view, jobs, pass_jobs_.capacity_gpus, now);
+    times.report_build_cpu_ms = WriteReport(*result.view, jobs, capacity_gpus, now);
     times.report_ms = MillisSince(report_start);
     times.report_cpu_ms = ThreadCpuMillis() - report_cpu_start;
     last_report_ = now;
@@ -290,7 +303,7 @@ void RecalcThread::RunPass() {
   }
   times.page_faults = ThreadPageFaults() - faults_at_start;
   LogOrderChange(result.ranked_paths_with_demand);
-  LogPass(times, jobs.size(), result.priorities.size(), changed);
+  LogPass(times, jobs.size(), result.prioritised, changed);
   (void)charged;
 }
 
@@ -326,16 +339,18 @@ void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, 
   // (what the benchmark parses).
   if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO) {
     info("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-         "prioritised, %d priorities changed; report %.3f ms (cpu %.3f, of which build %.3f); ledger save cpu %.3f ms; "
-         "%ld page faults",
+         "prioritised, %d priorities changed, %zu job views built; report %.3f ms (cpu %.3f, of which build %.3f); "
+         "ledger save cpu %.3f ms; %ld page faults",
          passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
+         times.views_built,
          times.report_ms, times.report_cpu_ms, times.report_build_cpu_ms, times.ledger_save_cpu_ms,
          times.page_faults);
   } else {
     debug("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-          "prioritised, %d priorities changed; report %.3f ms (cpu %.3f, of which build %.3f); ledger save cpu %.3f ms; "
-          "%ld page faults",
+          "prioritised, %d priorities changed, %zu job views built; report %.3f ms (cpu %.3f, of which build %.3f); "
+          "ledger save cpu %.3f ms; %ld page faults",
           passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
+          times.views_built,
           times.report_ms, times.report_cpu_ms, times.report_build_cpu_ms, times.ledger_save_cpu_ms,
           times.page_faults);
   }

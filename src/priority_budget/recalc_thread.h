@@ -86,10 +86,13 @@ class RecalcThread {
   budget::Ledger ledger_;
   std::unique_ptr<TreeReloader> reloader_;
   UserNames user_names_;
-  // Working memory of a pass, kept between passes: freed, these megabytes
-  // (20,000 jobs: ~2 MB of job views, ~4 MB of report rows, ~6 MB of report
-  // text) would go back to the kernel and fault back in at every pass.
-  JobSnapshot pass_jobs_;
+  // The job views, rebuilt only for jobs that changed (job_view_cache.h);
+  // every view at a reconfigure and every kFullRebuildPasses passes.
+  JobViewCache job_views_;
+  bool full_rebuild_ = true;
+  int passes_since_full_rebuild_ = 0;
+  // Working memory of the report, kept between passes: freed, these
+  // megabytes would go back to the kernel and fault back in at every pass.
   budget::ReportSnapshot report_;
   std::string report_text_;
   budget::TimePoint last_pass_ = 0;

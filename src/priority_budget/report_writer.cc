@@ -47,7 +47,7 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
     bool pending = job.phase == JobPhase::kPending && !job.held;
     bool running = job.phase == JobPhase::kRunning;
     if (!pending && !running) continue;
-    budget::NodeId node = view.tree.NodeFor(job.account, job.user);
+    budget::NodeId node = NodeOf(view.tree, job);
     if (node != budget::kNoNode) {
       (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
     }

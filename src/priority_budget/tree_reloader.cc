@@ -23,6 +23,7 @@ budget::Status TreeReloader::LoadLastGood() {
   st = budget::AllocationTree::Parse(text, last_good_file_, &tree, nullptr);
   if (!st.ok()) return st;
   tree_ = std::move(tree);
+  ++generation_;
   tree_text_ = std::move(text);
   tree_origin_ = last_good_file_;
   return budget::Status::Ok();
@@ -58,6 +59,7 @@ ReloadOutcome TreeReloader::Reload(budget::TimePoint now) {
   }
   bool text_changed = text != tree_text_;
   tree_ = std::move(tree);
+  ++generation_;
   tree_text_ = std::move(text);
   tree_origin_ = source_.description();
   outcome.kind = ReloadOutcome::Kind::kLoaded;

@@ -57,6 +57,9 @@ class TreeReloader {
 
   bool has_tree() const { return !tree_.empty(); }
   const budget::AllocationTree& tree() const { return tree_; }
+  // Changes whenever tree() is replaced (node ids of an older tree are
+  // meaningless under the new one).
+  uint64_t generation() const { return generation_; }
   // Where the current tree came from (the source, or the last good file).
   const std::string& tree_origin() const { return tree_origin_; }
 
@@ -65,6 +68,7 @@ class TreeReloader {
   std::string last_good_file_;
   budget::Seconds refresh_;
   budget::AllocationTree tree_;
+  uint64_t generation_ = 0;
   std::string tree_text_;
   std::string tree_origin_;
   bool fetched_ = false;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "priority_budget/priority_pass.h"
+
 namespace budget_prio {
 
 bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config) {
@@ -42,7 +44,7 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
       auto seen = cursor_seen.find(job.job_id);
       if (seen != cursor_seen.end()) seen->second = true;
     }
-    budget::NodeId node = tree.NodeFor(job.account, job.user);
+    budget::NodeId node = NodeOf(tree, job);
     if (node == budget::kNoNode) continue;  // unknown account: never charged
     const std::string& path = tree.node(node).path;
     budget::Ledger::Series occupancy = IsAllocatedWork(job, config) ? budget::Ledger::Series::kAllocated

@@ -1,0 +1,144 @@
+// JobViewCache: the recalc thread's job views, kept from pass to pass so
+// that a pass re-reads only what can have changed.
+//
+// Why. A pass used to copy every job record's strings (account, user, TRES,
+// AdminComment) and parse them again: at 20,000 pending jobs that copy was
+// ~9 ms of the pass under the job read lock, as much as priority/
+// multifactor's whole pass, for records that almost never change while a
+// job waits. Now each record's view is built once and rebuilt only when
+//   - its fingerprint changes: the addresses of the strings the view was
+//     parsed from (Slurm replaces a string with a new allocation when it
+//     changes one), its phase, start time, node count, uid and details;
+//   - slurmctld said the job changed: priority_p_set() runs after every
+//     `scontrol update` of a job that is not held and at submission
+//     (job_mgr.c), and marks the job (PluginState::MarkJobChanged);
+//   - a full rebuild is asked for (BeginPass(full=true)): after a
+//     reconfigure, and every kFullRebuildPasses passes, so that a change
+//     that escaped both checks (a string freed and reallocated at the same
+//     address by an update that did not call priority_p_set) lives at most
+//     that many passes.
+// The fields that change without either sign (the phase, hold, operator
+// priority, priority, start and end times, and the nice that `scontrol top`
+// edits in place) are re-read from the record at every pass (JobVolatile):
+// they are plain numbers in the record and its details.
+//
+// Nodes. Each view also carries the tree node it is charged to
+// (JobView::node), resolved once per view and tree: Resolve() resolves the
+// views built since the last call, or all of them when the tree changed
+// (a new tree generation). The pass's four per-job node lookups (charge,
+// demand, priority, report) then read it instead of hashing the account.
+//
+// Order. views() is in job-list order as far as the cache can keep it: a
+// job seen for the first time is appended, a job gone is removed. Lookups
+// follow the list's order (the next cached view is tried first), with an
+// index for the rest.
+//
+// Transient views (AppendTransient): the jobs that ended since the last
+// pass (priority_p_job_end), charged once by the next pass; they follow the
+// cached views and are dropped at the next BeginPass.
+//
+// Slurm-free (job_snapshot.cc fills it from job records); thread safety:
+// none, the recalc thread owns it.
+#ifndef SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_CACHE_H_
+#define SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_CACHE_H_
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "libbudget/tree.h"
+#include "priority_budget/job_view.h"
+
+namespace budget_prio {
+
+// What must be unchanged for a cached view to stand (see above).
+struct JobFingerprint {
+  std::array<uintptr_t, 8> strings{};  // addresses of the strings parsed
+  uintptr_t details = 0;
+  JobPhase phase = JobPhase::kPending;
+  budget::TimePoint start_time = 0;
+  uint32_t node_count = 0;
+  uid_t uid = 0;
+
+  bool operator==(const JobFingerprint& other) const;
+  bool operator!=(const JobFingerprint& other) const { return !(*this == other); }
+};
+
+// The fields re-read at every pass.
+struct JobVolatile {
+  JobPhase phase = JobPhase::kPending;
+  bool held = false;
+  bool fixed_priority = false;
+  uint32_t priority = 0;
+  budget::TimePoint start_time = 0;
+  budget::TimePoint end_time = 0;
+  int64_t nice = 0;
+};
+
+// Copies `fields` into `view`.
+void ApplyVolatile(const JobVolatile& fields, JobView* view);
+
+// Fills in JobView::user from the uid where slurmctld had no user name
+// (getpwuid_r, cached per uid for the life of the object).
+class UserNames {
+ public:
+  const std::string& NameOf(uid_t uid);
+
+ private:
+  std::unordered_map<uid_t, std::string> cache_;
+};
+
+class JobViewCache {
+ public:
+  static constexpr int kFullRebuildPasses = 10;
+
+  // Starts a pass: drops the transient views; `changed` are the jobs
+  // slurmctld said changed; `full` rebuilds every view.
+  void BeginPass(const std::vector<uint32_t>& changed, bool full);
+  // For each job of the pass, in job-list order: the cached view of
+  // `job_id` with `fields` copied in, if it stands; nullptr if the caller
+  // must build one and Store() it.
+  JobView* Reuse(uint32_t job_id, const JobFingerprint& fingerprint, const JobVolatile& fields);
+  void Store(JobView view, const JobFingerprint& fingerprint);
+  // Ends the pass: drops the views of jobs not seen since BeginPass.
+  void EndPass();
+
+  void AppendTransient(std::vector<JobView> views);
+  // Resolves users (from uids) and tree nodes (see above).
+  void Resolve(const budget::AllocationTree& tree, uint64_t tree_generation, UserNames* names);
+
+  std::vector<JobView>& views() { return views_; }
+  // Views built (not reused) since BeginPass.
+  size_t built() const { return built_; }
+  size_t cached() const { return cached_count_; }
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t Locate(uint32_t job_id) const;
+  void Reindex();
+
+  // views_[0, cached_count_) are cached, the rest transient;
+  // fingerprints_, seen_ and unresolved_ run parallel to the cached part.
+  std::vector<JobView> views_;
+  size_t cached_count_ = 0;
+  std::vector<JobFingerprint> fingerprints_;
+  std::vector<char> seen_;
+  std::vector<char> unresolved_;  // built since the last Resolve
+  std::unordered_map<uint32_t, size_t> index_;  // job id -> position
+  std::unordered_set<uint32_t> changed_;
+  bool full_ = false;
+  size_t cursor_ = 0;    // where the next job of the list is expected
+  size_t located_ = kNone;  // Reuse()'s answer for Store()
+  size_t built_ = 0;
+  uint64_t tree_generation_ = 0;  // of the nodes in the views
+};
+
+}  // namespace budget_prio
+
+#endif  // SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_CACHE_H_
