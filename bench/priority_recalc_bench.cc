@@ -10,8 +10,8 @@
 //   charge   ChargeJobs (cursors, demand into the ledger)
 //   compute  ComputePriorities (order + every pending job's priority)
 //   save     SaveLedger (atomic write of the ledger file)
-//   report   BuildReport + WriteReportSnapshot + WriteStandingsSnapshot
-//            (the sbudget snapshot and sched/timeslice's standings)
+//   report   BuildReport + ReportFileWriter::Write (the sbudget snapshot
+//            and sched/timeslice's standings)
 // The job views are held as the plugin holds them between passes
 // (job_view_cache.h: nodes resolved once), and each job's priority is the
 // one the previous pass set, as Slurm would hold it.
@@ -131,7 +131,7 @@ int main() {
   const std::string standings_file = std::string(dir) + "/" + budget::kStandingsSnapshotFileName;
 
   budget::ReportSnapshot report;  // kept between passes, as the plugin does
-  std::string report_text;
+  budget::ReportFileWriter writer;  // kept between passes, as the plugin does
   std::vector<double> pass_ms, save_ms, report_ms, total_ms;
   budget::TimePoint last_pass = kStart - kPassInterval;
   for (int i = 0; i < kWarmup + kPasses; ++i) {
@@ -150,8 +150,7 @@ int main() {
     if (!st.ok()) return Fail(st);
     const double t2 = ThreadCpuMs();
     st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report);
-    if (st.ok()) st = budget::WriteReportSnapshot(report, report_file, &report_text);
-    if (st.ok()) st = budget::WriteStandingsSnapshot(report, standings_file, &report_text);
+    if (st.ok()) st = writer.Write(report, report_file, standings_file);
     if (!st.ok()) return Fail(st);
     const double t3 = ThreadCpuMs();
     if (i < kWarmup) continue;

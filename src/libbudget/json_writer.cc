@@ -134,6 +134,12 @@ JsonWriter& JsonWriter::Key(std::string_view key) {
   return *this;
 }
 
+JsonWriter& JsonWriter::Raw(std::string_view json) {
+  BeforeValue();
+  out_->append(json.data(), json.size());
+  return *this;
+}
+
 JsonWriter& JsonWriter::String(std::string_view value) {
   AppendQuoted(value, CommaDue());
   return *this;

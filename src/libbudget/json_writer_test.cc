@@ -27,6 +27,15 @@ void test_nested_separators(void**) {
   assert_string_equal(text.c_str(), R"({"a":1,"b":[2,{},[],null],"c":true,"d":false})");
 }
 
+void test_raw_values_take_their_separators(void**) {
+  std::string text;
+  JsonWriter w(&text);
+  w.BeginObject().Key("a").Raw("[1,2]").Key("b").BeginArray().Raw("{}").Raw("3").EndArray().EndObject();
+  // Raw text is a value like any other: after a key no comma, between
+  // items one.
+  assert_string_equal(text.c_str(), R"({"a":[1,2],"b":[{},3]})");
+}
+
 void test_top_level_array_appends(void**) {
   std::string text = "x=";
   JsonWriter w(&text);
@@ -119,6 +128,7 @@ void test_json_c_reads_it_back(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nested_separators),
+      cmocka_unit_test(test_raw_values_take_their_separators),
       cmocka_unit_test(test_top_level_array_appends),
       cmocka_unit_test(test_string_escapes),
       cmocka_unit_test(test_plain_and_escaped_strings_of_any_length),

@@ -127,9 +127,11 @@ void WriteJobRow(JsonWriter& w, const SnapshotJob& j) {
 }
 
 // History values, to 0.001 GPU-s (see the header: "History values").
+double MilliRounded(double v) { return std::isfinite(v) ? std::round(v * 1000.0) / 1000.0 : v; }
+
 void WriteMilliRounded(JsonWriter& w, const std::vector<double>& values) {
   w.BeginArray();
-  for (double v : values) w.Double(std::isfinite(v) ? std::round(v * 1000.0) / 1000.0 : v);
+  for (double v : values) w.Double(MilliRounded(v));
   w.EndArray();
 }
 
@@ -143,12 +145,8 @@ void WriteHistory(JsonWriter& w, const SnapshotHistory& h) {
   w.EndObject();
 }
 
-// kWhole: the report; kStandings: the same document with no job rows and
-// no history (WriteStandingsSnapshot).
-enum class SnapshotPart { kWhole, kStandings };
-
-void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s, SnapshotPart part = SnapshotPart::kWhole) {
-  const bool whole = part == SnapshotPart::kWhole;
+// The document's head: every key before "nodes".
+void WriteHead(JsonWriter& w, const ReportSnapshot& s) {
   w.BeginObject();
   w.Key("format").String(kReportSnapshotFormat);
   w.Key("version").Int(kReportSnapshotVersion);
@@ -164,17 +162,35 @@ void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s, SnapshotPart part = S
   } else {
     w.Key("fragmentation").Null();
   }
-  w.Key("nodes").BeginArray();
+}
+
+void WriteNodes(JsonWriter& w, const ReportSnapshot& s) {
+  w.BeginArray();
   for (const SnapshotNode& n : s.nodes) WriteNode(w, n);
   w.EndArray();
+}
+
+// "job_fields" and "jobs" (empty without `rows`).
+void WriteJobs(JsonWriter& w, const ReportSnapshot& s, bool rows) {
   w.Key("job_fields").BeginArray();
   for (const char* field : kJobFields) w.String(field);
   w.EndArray();
   w.Key("jobs").BeginArray();
-  if (whole) {
+  if (rows) {
     for (const SnapshotJob& j : s.jobs) WriteJobRow(w, j);
   }
   w.EndArray();
+}
+
+// kWhole: the report; kStandings: the same document with no job rows and
+// no history (WriteStandingsSnapshot).
+enum class SnapshotPart { kWhole, kStandings };
+
+void WriteSnapshot(JsonWriter& w, const ReportSnapshot& s, SnapshotPart part = SnapshotPart::kWhole) {
+  const bool whole = part == SnapshotPart::kWhole;
+  WriteHead(w, s);
+  WriteNodes(w.Key("nodes"), s);
+  WriteJobs(w, s, whole);
   w.Key("history").BeginArray();
   if (whole) {
     for (const SnapshotHistory& h : s.history) WriteHistory(w, h);
@@ -600,7 +616,7 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
-Status WriteAllAndSync(const std::string& tmp, const std::string& text) {
+Status WriteAllAndSync(const std::string& tmp, const std::string& text, bool sync = true) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError(tmp + ": cannot create: " + ErrnoText(errno));
   Status s;
@@ -616,7 +632,7 @@ Status WriteAllAndSync(const std::string& tmp, const std::string& text) {
     }
     done += static_cast<size_t>(n);
   }
-  if (s.ok() && ::fsync(fd) != 0) s = Status::IOError(tmp + ": fsync failed: " + ErrnoText(errno));
+  if (s.ok() && sync && ::fsync(fd) != 0) s = Status::IOError(tmp + ": fsync failed: " + ErrnoText(errno));
   if (::close(fd) != 0 && s.ok()) s = Status::IOError(tmp + ": close failed: " + ErrnoText(errno));
   return s;
 }
@@ -739,9 +755,11 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
 namespace {
 
 // `text` to `file` atomically (tmp, fsync, rename, directory fsync).
-Status ReplaceFileWith(const std::string& file, const std::string& text) {
+// `sync` false: replaced atomically, but not forced to disk (see
+// ReportFileWriter).
+Status ReplaceFileWith(const std::string& file, const std::string& text, bool sync = true) {
   std::string tmp = file + ".tmp";
-  Status s = WriteAllAndSync(tmp, text);
+  Status s = WriteAllAndSync(tmp, text, sync);
   if (s.ok() && ::rename(tmp.c_str(), file.c_str()) != 0) {
     s = Status::IOError(file + ": rename from " + tmp + " failed: " + ErrnoText(errno));
   }
@@ -749,7 +767,7 @@ Status ReplaceFileWith(const std::string& file, const std::string& text) {
     ::unlink(tmp.c_str());
     return s;
   }
-  return SyncDirectoryOf(file);
+  return sync ? SyncDirectoryOf(file) : Status::Ok();
 }
 
 }  // namespace
@@ -767,6 +785,79 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
   WriteSnapshot(w, report, SnapshotPart::kStandings);
   scratch->push_back('\n');
   return ReplaceFileWith(file, *scratch);
+}
+
+const std::string& ReportFileWriter::SeriesText(const std::vector<double>& values, bool same_slots,
+                                                SeriesCache* cache) {
+  const size_t prefix = values.empty() ? 0 : values.size() - 1;
+  // Bitwise: 0.0 and -0.0 are equal numbers but different text.
+  const bool same = same_slots && cache->prefix.size() == prefix &&
+                    (prefix == 0 || std::memcmp(cache->prefix.data(), values.data(), prefix * sizeof(double)) == 0);
+  if (!same) {
+    ++history_series_formatted_;
+    cache->prefix.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(prefix));
+    cache->prefix_text.clear();
+    JsonWriter w(&cache->prefix_text);
+    w.BeginArray();  // left open: the last slot follows
+    for (double v : cache->prefix) w.Double(MilliRounded(v));
+  }
+  series_text_ = cache->prefix_text;
+  if (!values.empty()) {
+    if (prefix > 0) series_text_.push_back(',');
+    JsonWriter(&series_text_).Double(MilliRounded(values.back()));
+  }
+  series_text_.push_back(']');
+  return series_text_;
+}
+
+void ReportFileWriter::WriteHistories(JsonWriter& w, const ReportSnapshot& report) {
+  history_series_formatted_ = 0;
+  histories_.resize(report.history.size());
+  w.Key("history").BeginArray();
+  for (size_t i = 0; i < report.history.size(); ++i) {
+    const SnapshotHistory& h = report.history[i];
+    HistoryCache& cache = histories_[i];
+    const bool same_slots = cache.path == h.path && cache.start == h.start && cache.width == h.width;
+    cache.path = h.path;
+    cache.start = h.start;
+    cache.width = h.width;
+    w.BeginObject();
+    w.Key("path").String(h.path);
+    w.Key("start").Int(h.start);
+    w.Key("width").Int(h.width);
+    w.Key("delivered").Raw(SeriesText(h.delivered, same_slots, &cache.delivered));
+    w.Key("owed").Raw(SeriesText(h.owed, same_slots, &cache.owed));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& report_file,
+                               const std::string& standings_file) {
+  nodes_text_.clear();
+  JsonWriter nodes(&nodes_text_);
+  WriteNodes(nodes, report);
+
+  text_.clear();
+  JsonWriter w(&text_);
+  WriteHead(w, report);
+  w.Key("nodes").Raw(nodes_text_);
+  WriteJobs(w, report, /*rows=*/true);
+  WriteHistories(w, report);
+  w.EndObject();
+  text_.push_back('\n');
+  Status s = ReplaceFileWith(report_file, text_, /*sync=*/false);
+  if (!s.ok() || standings_file.empty()) return s;
+
+  text_.clear();
+  JsonWriter sw(&text_);
+  WriteHead(sw, report);
+  sw.Key("nodes").Raw(nodes_text_);
+  WriteJobs(sw, report, /*rows=*/false);
+  sw.Key("history").BeginArray().EndArray();
+  sw.EndObject();
+  text_.push_back('\n');
+  return ReplaceFileWith(standings_file, text_, /*sync=*/false);
 }
 
 Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {

@@ -591,6 +591,71 @@ std::string FileText(const std::string& file) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// The two files as the plugin writes them each pass, compared with the
+// plain writers' bytes.
+void AssertWriterMatches(budget::ReportFileWriter* writer, const ReportSnapshot& report, const std::string& dir,
+                         size_t expect_formatted) {
+  const std::string file = dir + "/" + budget::kReportSnapshotFileName;
+  const std::string standings = dir + "/" + budget::kStandingsSnapshotFileName;
+  assert_true(writer->Write(report, file, standings).ok());
+  assert_true(FileText(file) == budget::FormatReportSnapshot(report));
+  std::string expected_standings;
+  const std::string plain = dir + "/plain_standings.json";
+  assert_true(budget::WriteStandingsSnapshot(report, plain, &expected_standings).ok());
+  assert_true(FileText(standings) == FileText(plain));
+  assert_int_equal(writer->history_series_formatted(), expect_formatted);
+  struct stat st;
+  assert_int_equal(stat(file.c_str(), &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0644);
+  unlink(plain.c_str());
+}
+
+void TestFileWriterReusesUnchangedHistoryText(void**) {
+  std::string dir = TempDir();
+  ReportSnapshot report = Sample();
+  SnapshotHistory second = report.history[0];
+  second.path = "vision";
+  second.delivered = {1.25, 2.5, 0, 4};
+  second.owed = {0, 0, 0, 0};
+  report.history.push_back(second);
+  budget::ReportFileWriter writer;
+  // First write: all four series formatted.
+  AssertWriterMatches(&writer, report, dir, 4);
+  // Next pass: only the current (last) slots moved, and a job was added.
+  report.history[0].delivered.back() = 99.5;
+  report.history[1].owed.back() = 7;
+  report.jobs.push_back(report.jobs[0]);
+  report.nodes[0].pending_gpus = 3;
+  AssertWriterMatches(&writer, report, dir, 0);
+  // An older slot was charged late: that series again, the rest reused.
+  report.history[1].delivered[1] = 2.75;
+  AssertWriterMatches(&writer, report, dir, 1);
+  // 0.0 -> -0.0 is the same number but not the same text.
+  report.history[1].owed[0] = -0.0;
+  AssertWriterMatches(&writer, report, dir, 1);
+  // The slots shifted (a new hour) or a history was removed: formatted.
+  report.history[0].start += 3600;
+  AssertWriterMatches(&writer, report, dir, 2);
+  report.history.erase(report.history.begin());
+  AssertWriterMatches(&writer, report, dir, 2);  // "vision" now where "llm" was
+  AssertWriterMatches(&writer, report, dir, 0);
+  report.history[0].delivered.clear();
+  report.history[0].owed = {5};
+  AssertWriterMatches(&writer, report, dir, 2);
+  report.history.clear();
+  AssertWriterMatches(&writer, report, dir, 0);
+  // What it wrote reads back.
+  ReportSnapshot read;
+  assert_true(budget::ReadReportSnapshot(dir + "/" + budget::kReportSnapshotFileName, &read).ok());
+  assert_int_equal(read.jobs.size(), report.jobs.size());
+  // A failed write names the file and leaves the old one.
+  Status s = writer.Write(report, "/nonexistent/dir/r.json", dir + "/s.json");
+  assert_non_null(strstr(s.message().c_str(), "/nonexistent/dir/r.json.tmp: cannot create"));
+  unlink((dir + "/" + budget::kReportSnapshotFileName).c_str());
+  unlink((dir + "/" + budget::kStandingsSnapshotFileName).c_str());
+  rmdir(dir.c_str());
+}
+
 void TestScratchBufferGivesTheSameBytes(void**) {
   ReportSnapshot big = Sample();
   big.jobs.resize(500, big.jobs[0]);
@@ -840,6 +905,7 @@ int main() {
       cmocka_unit_test(TestRowColumnsAreMappedByName),
       cmocka_unit_test(TestMalformedJobRowsAreRefusedByPlace),
       cmocka_unit_test(TestScratchBufferGivesTheSameBytes),
+      cmocka_unit_test(TestFileWriterReusesUnchangedHistoryText),
       cmocka_unit_test(TestStaleAfterThreeIntervalsOrNinetySeconds),
       cmocka_unit_test(TestNodesCarryOrderLedgerAndMetrics),
       cmocka_unit_test(TestNodesRefuseMismatchedInputs),

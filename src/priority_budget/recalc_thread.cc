@@ -318,15 +318,10 @@ double RecalcThread::WriteReport(const OrderView& view, const std::vector<JobVie
   double build_start = ThreadCpuMillis();
   budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_);
   double build_cpu_ms = ThreadCpuMillis() - build_start;
-  if (st.ok()) st = budget::WriteReportSnapshot(report_, report_file_, &report_text_);
-  if (!st.ok()) {
-    error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
-    return build_cpu_ms;
-  }
   // sched/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.
-  st = budget::WriteStandingsSnapshot(report_, standings_file_, &report_text_);
-  if (!st.ok()) error("priority/budget: cannot write the standings snapshot: %s", st.message().c_str());
+  if (st.ok()) st = report_writer_.Write(report_, report_file_, standings_file_);
+  if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
   return build_cpu_ms;
 }
 

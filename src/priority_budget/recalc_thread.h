@@ -94,7 +94,7 @@ class RecalcThread {
   // Working memory of the report, kept between passes: freed, these
   // megabytes would go back to the kernel and fault back in at every pass.
   budget::ReportSnapshot report_;
-  std::string report_text_;
+  budget::ReportFileWriter report_writer_;
   budget::TimePoint last_pass_ = 0;
   std::vector<std::string> top_allocations_;
   budget::TimePoint last_report_ = 0;
