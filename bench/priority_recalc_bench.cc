@@ -132,6 +132,7 @@ int main() {
 
   budget::ReportSnapshot report;  // kept between passes, as the plugin does
   budget::ReportFileWriter writer;  // kept between passes, as the plugin does
+  budget::SubtreeHistoryCache history;
   std::vector<double> pass_ms, save_ms, report_ms, total_ms;
   budget::TimePoint last_pass = kStart - kPassInterval;
   for (int i = 0; i < kWarmup + kPasses; ++i) {
@@ -149,7 +150,7 @@ int main() {
     st = budget::SaveLedger(ledger, ledger_file);
     if (!st.ok()) return Fail(st);
     const double t2 = ThreadCpuMs();
-    st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report);
+    st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report, &history);
     if (st.ok()) st = writer.Write(report, report_file, standings_file);
     if (!st.ok()) return Fail(st);
     const double t3 = ThreadCpuMs();

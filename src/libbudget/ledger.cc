@@ -232,6 +232,7 @@ void Ledger::Charge(const std::string& path, Series series, TimePoint from,
   // Only buckets still in the ring can take the charge; starting there also
   // bounds the loop by the ring size however long [from, to) is.
   const int64_t first = std::max(FloorDiv(from, w), ring->head - n + 1);
+  if (first <= last) earliest_change_ = std::min(earliest_change_, first * w);
   for (int64_t k = first; k <= last; ++k) {
     const TimePoint begin = std::max(from, k * w);
     const TimePoint end = std::min(to, (k + 1) * w);
@@ -279,7 +280,7 @@ Ledger::History Ledger::SeriesHistory(const std::string& path, Series series,
   ConstRingOps ops(ring, BucketCount(series));
   // Walk the retained buckets (at most n) rather than the points, so a long
   // span costs no more than the window.
-  for (int64_t k = ops.head() - ops.n() + 1; k <= ops.head(); ++k) {
+  for (int64_t k = std::max(ops.head() - ops.n() + 1, FloorDiv(history.start, w)); k <= ops.head(); ++k) {
     const TimePoint t = k * w;
     if (t < history.start) continue;
     const int64_t point = (t - history.start) / res;
@@ -317,7 +318,15 @@ bool Ledger::HasPath(const std::string& path) const {
 }
 
 bool Ledger::ForgetPath(const std::string& path) {
-  return paths_.erase(path) != 0;
+  if (paths_.erase(path) == 0) return false;
+  earliest_change_ = kAllChanged;
+  return true;
+}
+
+TimePoint Ledger::TakeEarliestChange() {
+  TimePoint earliest = earliest_change_;
+  earliest_change_ = kNoneChanged;
+  return earliest;
 }
 
 size_t Ledger::BucketBytes() const {
@@ -382,6 +391,7 @@ Status Ledger::ImportSeries(const std::string& path, Series series,
     }
   }
   RingOps(MutableRing(path, series), n).Assign(raw.head, raw.values);
+  earliest_change_ = kAllChanged;
   return Status::Ok();
 }
 

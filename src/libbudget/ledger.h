@@ -66,6 +66,7 @@
 #define SLURM_BUDGET_LIBBUDGET_LEDGER_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -194,6 +195,15 @@ class Ledger {
   Status ImportSeries(const std::string& path, Series series,
                       const RawSeries& raw);
 
+  // The earliest time whose buckets changed since the previous call (a
+  // charge's `from`; kAllChanged after an import, a forgotten path, or for
+  // the first call), kNoneChanged if none; resets it. For one consumer
+  // that keeps figures computed from the buckets (SubtreeHistoryCache):
+  // buckets that leave the window are not changes.
+  static constexpr TimePoint kNoneChanged = std::numeric_limits<TimePoint>::max();
+  static constexpr TimePoint kAllChanged = std::numeric_limits<TimePoint>::min();
+  TimePoint TakeEarliestChange();
+
  private:
   // One series of one path: a ring of n = window / width buckets ending at
   // bucket `head` (the operations and invariants are in ledger.cc). Held by
@@ -221,6 +231,7 @@ class Ledger {
   Options options_;
   std::unordered_map<std::string, PathUsage> paths_;
   std::unordered_map<uint32_t, TimePoint> cursors_;
+  TimePoint earliest_change_ = kAllChanged;
 };
 
 }  // namespace budget

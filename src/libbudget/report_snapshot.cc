@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "libbudget/history_cache.h"
 #include "libbudget/json_writer.h"
 #include "libbudget/metrics.h"
 #include "libbudget/time_string.h"
@@ -652,11 +653,6 @@ Status SyncDirectoryOf(const std::string& file) {
 
 // Slot k of the window ending at now starts at first + k*width, where the
 // last slot holds now; window / width slots (at least one).
-TimePoint FirstSlotStart(TimePoint now, Seconds window, Seconds width) {
-  int64_t slots = std::max<int64_t>(1, window / width);
-  int64_t last = now >= 0 ? now / width : -((-now + width - 1) / width);
-  return (last - slots + 1) * width;
-}
 
 }  // namespace
 
@@ -787,46 +783,71 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
   return ReplaceFileWith(file, *scratch);
 }
 
-const std::string& ReportFileWriter::SeriesText(const std::vector<double>& values, bool same_slots,
-                                                SeriesCache* cache) {
-  const size_t prefix = values.empty() ? 0 : values.size() - 1;
-  // Bitwise: 0.0 and -0.0 are equal numbers but different text.
-  const bool same = same_slots && cache->prefix.size() == prefix &&
-                    (prefix == 0 || std::memcmp(cache->prefix.data(), values.data(), prefix * sizeof(double)) == 0);
-  if (!same) {
-    ++history_series_formatted_;
-    cache->prefix.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(prefix));
-    cache->prefix_text.clear();
-    JsonWriter w(&cache->prefix_text);
-    w.BeginArray();  // left open: the last slot follows
-    for (double v : cache->prefix) w.Double(MilliRounded(v));
+void ReportFileWriter::UpdateSeries(const std::vector<double>& values, int64_t shift, SeriesCache* cache) {
+  SeriesCache& next = next_;
+  next.text.clear();
+  next.ends.clear();
+  next.text.push_back('[');
+  const std::vector<double>& old = cache->values;
+  // Where value k of the old text starts (after '[' or its comma).
+  auto old_begin = [&](size_t k) -> size_t { return k == 0 ? 1 : cache->ends[k - 1] + 1; };
+  auto reusable = [&](size_t i) {
+    if (shift < 0) return false;
+    const size_t k = i + static_cast<size_t>(shift);
+    return k < old.size() && std::memcmp(&old[k], &values[i], sizeof(double)) == 0;
+  };
+  size_t i = 0;
+  while (i < values.size()) {
+    if (i > 0) next.text.push_back(',');
+    if (!reusable(i)) {
+      value_text_.clear();
+      JsonWriter(&value_text_).Double(MilliRounded(values[i]));
+      next.text += value_text_;
+      next.ends.push_back(static_cast<uint32_t>(next.text.size()));
+      ++history_values_formatted_;
+      ++i;
+      continue;
+    }
+    // A run of reusable values: one copy of their text, commas included.
+    size_t j = i;
+    while (j + 1 < values.size() && reusable(j + 1)) ++j;
+    const size_t k0 = i + static_cast<size_t>(shift);
+    const size_t k1 = j + static_cast<size_t>(shift);
+    const size_t from = old_begin(k0);
+    const int64_t moved = static_cast<int64_t>(next.text.size()) - static_cast<int64_t>(from);
+    next.text.append(cache->text, from, cache->ends[k1] - from);
+    for (size_t k = k0; k <= k1; ++k) next.ends.push_back(static_cast<uint32_t>(cache->ends[k] + moved));
+    i = j + 1;
   }
-  series_text_ = cache->prefix_text;
-  if (!values.empty()) {
-    if (prefix > 0) series_text_.push_back(',');
-    JsonWriter(&series_text_).Double(MilliRounded(values.back()));
-  }
-  series_text_.push_back(']');
-  return series_text_;
+  next.text.push_back(']');
+  next.values.assign(values.begin(), values.end());
+  std::swap(next, *cache);
 }
 
 void ReportFileWriter::WriteHistories(JsonWriter& w, const ReportSnapshot& report) {
-  history_series_formatted_ = 0;
+  history_values_formatted_ = 0;
   histories_.resize(report.history.size());
   w.Key("history").BeginArray();
   for (size_t i = 0; i < report.history.size(); ++i) {
     const SnapshotHistory& h = report.history[i];
     HistoryCache& cache = histories_[i];
-    const bool same_slots = cache.path == h.path && cache.start == h.start && cache.width == h.width;
+    // Slot i of this history is slot i + shift of the cached one.
+    int64_t shift = -1;
+    if (cache.path == h.path && cache.width == h.width && h.width > 0 && h.start >= cache.start &&
+        (h.start - cache.start) % h.width == 0) {
+      shift = (h.start - cache.start) / h.width;
+    }
     cache.path = h.path;
     cache.start = h.start;
     cache.width = h.width;
+    UpdateSeries(h.delivered, shift, &cache.delivered);
+    UpdateSeries(h.owed, shift, &cache.owed);
     w.BeginObject();
     w.Key("path").String(h.path);
     w.Key("start").Int(h.start);
     w.Key("width").Int(h.width);
-    w.Key("delivered").Raw(SeriesText(h.delivered, same_slots, &cache.delivered));
-    w.Key("owed").Raw(SeriesText(h.owed, same_slots, &cache.owed));
+    w.Key("delivered").Raw(cache.delivered.text);
+    w.Key("owed").Raw(cache.owed.text);
     w.EndObject();
   }
   w.EndArray();
@@ -877,6 +898,12 @@ Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {
   return ParseReportSnapshot(text, file, out);
 }
 
+TimePoint HistoryFirstSlot(TimePoint now, Seconds window, Seconds width) {
+  int64_t slots = std::max<int64_t>(1, window / width);
+  int64_t last = now >= 0 ? now / width : -((-now + width - 1) / width);
+  return (last - slots + 1) * width;
+}
+
 void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpus, Seconds window,
                                  TimePoint now, const Ledger& ledger,
                                  std::vector<SnapshotHistory>* out) {
@@ -887,7 +914,7 @@ void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpu
     return;
   }
   const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
-  const TimePoint first = FirstSlotStart(now, window, width);
+  const TimePoint first = HistoryFirstSlot(now, window, width);
   const TimePoint end = first + static_cast<TimePoint>(slots) * width;
   // Each node's own hourly demand and delivery (one ledger read per charged
   // path), then subtrees summed in one reverse scan (a child's id is above
@@ -939,7 +966,8 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
 
 Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
                           const std::vector<NodeActivity>& activity, TimePoint now,
-                          Ledger* ledger, ReportSnapshot* snapshot, int history_max_depth) {
+                          Ledger* ledger, ReportSnapshot* snapshot, int history_max_depth,
+                          SubtreeHistoryCache* history_cache) {
   if (order.size() != tree.size()) {
     return Status::InvalidArgument("BuildSnapshotNodes: the order covers " +
                                    std::to_string(order.size()) + " nodes, the tree " +
@@ -950,13 +978,18 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
                                    std::to_string(activity.size()) + " entries, the tree " +
                                    std::to_string(tree.size()) + " nodes");
   }
-  // With a history wanted, the series of every node are built in
-  // snapshot->history itself (its memory is reused from the previous
+  // With a history wanted and no cache, the series of every node are built
+  // in snapshot->history itself (its memory is reused from the previous
   // report), then trimmed to the wanted depth.
   std::vector<SnapshotHistory> local_metrics;
-  std::vector<SnapshotHistory>& metrics = history_max_depth >= 0 ? snapshot->history : local_metrics;
-  SubtreeDeliveredAndOwedInto(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger,
-                              &metrics);
+  std::vector<SnapshotHistory>& built =
+      history_max_depth >= 0 && history_cache == nullptr ? snapshot->history : local_metrics;
+  if (history_cache != nullptr) {
+    history_cache->Update(tree, snapshot->capacity_gpus, snapshot->window, now, ledger);
+  } else {
+    SubtreeDeliveredAndOwedInto(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger, &built);
+  }
+  const std::vector<SnapshotHistory>& metrics = history_cache != nullptr ? history_cache->histories() : built;
   snapshot->history_width = ledger->options().report_bucket_width;
   std::vector<SnapshotNode> nodes(tree.size());
   for (size_t i = 0; i < tree.size(); ++i) {
@@ -992,14 +1025,27 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     parent.pending_gpus += nodes[i].pending_gpus;
   }
   snapshot->nodes = std::move(nodes);
-  if (history_max_depth >= 0) {
-    size_t kept = 0;  // pre-order kept: a stable partition by depth
+  if (history_max_depth >= 0 && history_cache != nullptr) {
+    size_t kept = 0;  // pre-order, copied into the vectors of the last report
     for (size_t i = 0; i < metrics.size(); ++i) {
       if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;
-      if (kept != i) std::swap(metrics[kept], metrics[i]);
+      if (kept == snapshot->history.size()) snapshot->history.emplace_back();
+      SnapshotHistory& h = snapshot->history[kept++];
+      h.path = metrics[i].path;
+      h.start = metrics[i].start;
+      h.width = metrics[i].width;
+      h.delivered.assign(metrics[i].delivered.begin(), metrics[i].delivered.end());
+      h.owed.assign(metrics[i].owed.begin(), metrics[i].owed.end());
+    }
+    snapshot->history.resize(kept);
+  } else if (history_max_depth >= 0) {
+    size_t kept = 0;  // pre-order kept: a stable partition by depth
+    for (size_t i = 0; i < built.size(); ++i) {
+      if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;
+      if (kept != i) std::swap(built[kept], built[i]);
       ++kept;
     }
-    metrics.resize(kept);
+    built.resize(kept);
   }
   return Status::Ok();
 }

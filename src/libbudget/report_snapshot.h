@@ -9,7 +9,8 @@
 //
 // File. `<StateSaveLocation>/budget_report.json` (kReportSnapshotFileName),
 // JSON, written atomically (WriteReportSnapshot: `file.tmp`, fsync, rename,
-// directory fsync) with mode 0644 so that users can read it. Layout,
+// directory fsync; the plugin's ReportFileWriter: the same without the
+// fsyncs) with mode 0644 so that users can read it. Layout,
 // version 3 (every time in seconds since the epoch, every duration in
 // seconds, every GPU time in GPU-seconds):
 //   { "format": "slurm-budget-report", "version": 3,
@@ -94,6 +95,7 @@
 namespace budget {
 
 class JsonWriter;
+class SubtreeHistoryCache;
 
 // Written by priority/budget in its StateSaveLocation.
 constexpr char kReportSnapshotFileName[] = "budget_report.json";
@@ -242,12 +244,14 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
 // same bytes WriteReportSnapshot and WriteStandingsSnapshot write, reusing
 // what did not change since the previous Write:
 //   - the nodes are formatted once for both files;
-//   - each history's slots but the last keep their text while their values
-//     (bitwise), path, start and width are those of the previous write: a
-//     pass changes the current slot only, until the slots shift at the next
-//     history_width boundary. At 1,011 nodes with a week of hourly history
-//     that is 340,000 numbers, most of the report's formatting, formatted
-//     once an hour instead of once a pass.
+//   - each history value keeps its text while it is bitwise the value of
+//     the same slot (same path, slot start and width) at the previous
+//     write. A pass changes few slots: the current one, and the oldest one
+//     as the window's first buckets expire; when the slots shift at the
+//     next history_width boundary, the values keep their text under their
+//     new index. At 1,011 nodes with a week of hourly history that is
+//     340,000 numbers, most of the report's formatting, formatted once
+//     instead of once a pass.
 // The files are derived data, rewritten every pass and again by the first
 // pass after a restart: they are replaced atomically (write file.tmp,
 // rename) with mode 0644, but not fsynced. A crash of the machine can at
@@ -262,14 +266,17 @@ class ReportFileWriter {
   // write failed is unchanged.
   Status Write(const ReportSnapshot& report, const std::string& report_file,
                const std::string& standings_file);
-  // How many history series (delivered or owed arrays) the last Write
-  // formatted in full (the others reused their text); for tests and logs.
-  size_t history_series_formatted() const { return history_series_formatted_; }
+  // How many history values the last Write formatted (the others reused
+  // their text); for tests and the benchmark.
+  size_t history_values_formatted() const { return history_values_formatted_; }
 
  private:
+  // One series (delivered or owed) as last written: its values, its JSON
+  // array text, and where each value's text ends in it.
   struct SeriesCache {
-    std::vector<double> prefix;  // the values of every slot but the last
-    std::string prefix_text;     // "[v0,v1,...": their text, left open
+    std::vector<double> values;
+    std::string text;
+    std::vector<uint32_t> ends;
   };
   struct HistoryCache {
     std::string path;
@@ -279,15 +286,16 @@ class ReportFileWriter {
     SeriesCache owed;
   };
   void WriteHistories(JsonWriter& w, const ReportSnapshot& report);
-  // The JSON array of `values`, from the cache when `same_slots` and the
-  // values but the last are unchanged.
-  const std::string& SeriesText(const std::vector<double>& values, bool same_slots, SeriesCache* cache);
+  // Rewrites cache->text for `values`, reusing the text of the values
+  // that are unchanged at cache index i + shift (shift < 0: no reuse).
+  void UpdateSeries(const std::vector<double>& values, int64_t shift, SeriesCache* cache);
 
   std::vector<HistoryCache> histories_;
   std::string nodes_text_;
-  std::string series_text_;
+  std::string value_text_;
+  SeriesCache next_;  // the series being built (swapped into the cache)
   std::string text_;
-  size_t history_series_formatted_ = 0;
+  size_t history_values_formatted_ = 0;
 };
 
 // Reads `file`. NotFound if it does not exist; Corruption naming the file and
@@ -327,13 +335,17 @@ struct NodeActivity {
 // ledger reads (the costly part: about two reads of each charged path's
 // buckets: ~0.06 ms per charged path of a 7-day window of 5-min buckets,
 // measured on a loaded 2-core machine).
+// With a `history_cache` (history_cache.h; a caller that builds a report
+// every pass keeps one), the owed/delivered figures come from it, read
+// again only where the ledger changed; the values are the same.
 // InvalidArgument if the order was not computed over this tree or activity
 // has the wrong size; the snapshot is then untouched.
 // The ledger is not const because its queries expire old buckets lazily.
 Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
                           const std::vector<NodeActivity>& activity, TimePoint now,
                           Ledger* ledger, ReportSnapshot* snapshot,
-                          int history_max_depth = -1);
+                          int history_max_depth = -1,
+                          SubtreeHistoryCache* history_cache = nullptr);
 
 // Appends to snapshot->history one series per tree node (pre-order) down
 // to `max_depth`, over the window ending at `now`, hour by hour: delivered
@@ -360,6 +372,9 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
 void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpus, Seconds window,
                                  TimePoint now, const Ledger& ledger,
                                  std::vector<SnapshotHistory>* out);
+// Where the first of the slots of SubtreeDeliveredAndOwed starts: slots of `width` aligned on
+// multiples of it, max(1, window / width) of them, the last holding `now`.
+TimePoint HistoryFirstSlot(TimePoint now, Seconds window, Seconds width);
 
 // Fills, for every job, has_node/rank/allocated/priority/fairshare from the
 // order (the job's node_path looked up in `tree`; a job with no node, or

@@ -37,13 +37,14 @@ double JobGpus(const job_record_t* job, JobPhase phase) {
   return budget::JobGpuCount(strings);
 }
 
-}  // namespace
-
-namespace {
-
-// job_view_cache.h: what must not change for a cached view to stand.
+// job_view_cache.h: what must not change for a cached view to stand. A
+// pending job's is its phase alone: slurmctld marks every change of a
+// pending job (priority_p_set), and reading the record's pointers would
+// touch four more of its cache lines per job per pass.
 JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
   JobFingerprint print;
+  print.phase = phase;
+  if (phase == JobPhase::kPending) return print;
   print.strings = {reinterpret_cast<uintptr_t>(job->account),
                    reinterpret_cast<uintptr_t>(job->user_name),
                    reinterpret_cast<uintptr_t>(job->tres_fmt_req_str),
@@ -53,23 +54,21 @@ JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
                    reinterpret_cast<uintptr_t>(job->tres_per_task),
                    reinterpret_cast<uintptr_t>(job->admin_comment)};
   print.details = reinterpret_cast<uintptr_t>(job->details);
-  print.phase = phase;
   print.start_time = job->start_time;
   print.node_count = job->node_cnt;
   print.uid = job->user_id;
   return print;
 }
 
-// The fields ViewOfJob reads that can change without a new fingerprint.
+// The fields a view re-reads at every pass (job_view_cache.h).
 JobVolatile VolatileOf(const job_record_t* job, JobPhase phase) {
   JobVolatile fields;
   fields.phase = phase;
   fields.held = phase == JobPhase::kPending && job->priority == 0;
   fields.fixed_priority = job->direct_set_prio != 0;
   fields.priority = job->priority;
-  fields.start_time = job->start_time;
+  fields.start_time = job->start_time;  // not read into a pending job's view
   fields.end_time = job->end_time;
-  if (job->details) fields.nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
   return fields;
 }
 
@@ -84,27 +83,48 @@ JobView ViewOfJob(const void* job_record) {
   view.user = OrEmpty(job->user_name);
   view.uid = job->user_id;
   view.gpus = JobGpus(job, phase);
-  if (job->details) view.submit_time = job->details->submit_time;
+  view.start_time = job->start_time;
+  if (job->details) {
+    view.submit_time = job->details->submit_time;
+    view.nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
+  }
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
   ApplyVolatile(VolatileOf(job, phase), &view);
   return view;
 }
 
+namespace {
+
+struct SnapshotWalk {
+  const std::unordered_set<uint32_t>* jobs_with_cursor;
+  budget::TimePoint last_pass;
+  JobViewCache* cache;
+};
+
+// list_for_each's callback: one lock of the list for the whole walk, not
+// one per list_next().
+int SnapshotOne(void* record, void* arg) {
+  const job_record_t* job = static_cast<const job_record_t*>(record);
+  SnapshotWalk* walk = static_cast<SnapshotWalk*>(arg);
+  if (IS_JOB_REVOKED(job)) return 0;
+  JobPhase phase = PhaseOf(job);
+  if (phase == JobPhase::kFinished && walk->jobs_with_cursor->count(job->job_id) == 0 &&
+      job->end_time <= walk->last_pass) {
+    return 0;  // nothing left to charge
+  }
+  JobFingerprint print = FingerprintOf(job, phase);
+  if (!walk->cache->Reuse(job->job_id, print, VolatileOf(job, phase))) walk->cache->Store(ViewOfJob(job), print);
+  return 0;
+}
+
+}  // namespace
+
 double SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
                     const std::vector<uint32_t>& changed, bool full, JobViewCache* cache) {
   cache->BeginPass(changed, full);
   if (job_list) {
-    ListIterator it = list_iterator_create(job_list);
-    while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
-      if (IS_JOB_REVOKED(job)) continue;
-      JobPhase phase = PhaseOf(job);
-      if (phase == JobPhase::kFinished && jobs_with_cursor.count(job->job_id) == 0 && job->end_time <= last_pass) {
-        continue;  // nothing left to charge
-      }
-      JobFingerprint print = FingerprintOf(job, phase);
-      if (!cache->Reuse(job->job_id, print, VolatileOf(job, phase))) cache->Store(ViewOfJob(job), print);
-    }
-    list_iterator_destroy(it);
+    SnapshotWalk walk{&jobs_with_cursor, last_pass, cache};
+    list_for_each(job_list, SnapshotOne, &walk);
   }
   cache->EndPass();
   double capacity_gpus = 0;

@@ -17,9 +17,8 @@ void ApplyVolatile(const JobVolatile& fields, JobView* view) {
   view->held = fields.held;
   view->fixed_priority = fields.fixed_priority;
   view->priority = fields.priority;
-  view->start_time = fields.start_time;
+  if (fields.phase != JobPhase::kPending) view->start_time = fields.start_time;
   view->end_time = fields.end_time;
-  view->nice = fields.nice;
 }
 
 const std::string& UserNames::NameOf(uid_t uid) {
@@ -55,8 +54,11 @@ JobView* JobViewCache::Reuse(uint32_t job_id, const JobFingerprint& fingerprint,
   if (located_ == kNone) return nullptr;
   seen_[located_] = 1;
   cursor_ = located_ + 1;
-  if (full_ || fingerprints_[located_] != fingerprint || changed_.count(job_id) != 0) return nullptr;
   JobView* view = &views_[located_];
+  if (full_ || fingerprints_[located_] != fingerprint || view->priority != fields.priority ||
+      (!changed_.empty() && changed_.count(job_id) != 0)) {
+    return nullptr;
+  }
   ApplyVolatile(fields, view);
   return view;
 }
@@ -101,6 +103,13 @@ void JobViewCache::EndPass() {
   unresolved_.resize(kept);
   seen_.assign(kept, 1);
   changed_.clear();
+}
+
+void JobViewCache::NotePriorities(const std::vector<std::pair<uint32_t, uint32_t>>& written) {
+  for (const auto& [job_id, priority] : written) {
+    auto found = index_.find(job_id);
+    if (found != index_.end() && found->second < cached_count_) views_[found->second].priority = priority;
+  }
 }
 
 void JobViewCache::AppendTransient(std::vector<JobView> views) {

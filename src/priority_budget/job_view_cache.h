@@ -6,22 +6,27 @@
 // ~9 ms of the pass under the job read lock, as much as priority/
 // multifactor's whole pass, for records that almost never change while a
 // job waits. Now each record's view is built once and rebuilt only when
-//   - its fingerprint changes: the addresses of the strings the view was
-//     parsed from (Slurm replaces a string with a new allocation when it
-//     changes one), its phase, start time, node count, uid and details;
-//   - slurmctld said the job changed: priority_p_set() runs after every
-//     `scontrol update` of a job that is not held and at submission
-//     (job_mgr.c), and marks the job (PluginState::MarkJobChanged);
+//   - slurmctld said the job changed: priority_p_set() runs at submission
+//     and after every `scontrol update` of a job that is not held, and
+//     when a held job is released (job_mgr.c); it marks the job
+//     (PluginState::MarkJobChanged);
+//   - its priority is not the one the view holds (the last read or
+//     written by the plugin, NotePriorities): someone else set it, e.g.
+//     `scontrol top`, which also edits the nice in place, or a hold;
+//   - its fingerprint changed: the phase; for a job that is not pending
+//     also the addresses of the strings the view was parsed from (Slurm
+//     replaces a string with a new allocation when it changes one), start
+//     time, node count, uid and details (a job that starts gets its
+//     allocated GPUs read). A pending job's fingerprint is its phase alone:
+//     the marks above cover its changes, and its pointers would cost four
+//     more cache lines of the record per job per pass;
 //   - a full rebuild is asked for (BeginPass(full=true)): after a
-//     reconfigure, and every kFullRebuildPasses passes, so that a change
-//     that escaped both checks (a string freed and reallocated at the same
-//     address by an update that did not call priority_p_set) lives at most
-//     that many passes.
-// The fields that change without either sign (the phase, hold, operator
-// priority, priority, start and end times, and the nice that `scontrol top`
-// edits in place) are re-read from the record at every pass (JobVolatile):
-// they are plain numbers in the record and its details.
-//
+//     reconfigure, and every kFullRebuildSeconds, so that a change no sign
+//     above shows (none is known) lives at most that long.
+// The fields that change without any sign (the phase, hold, operator
+// priority, priority, end time, and a started job's start time) are
+// re-read from the record at every pass (JobVolatile): plain numbers in
+// its first cache lines.
 // Nodes. Each view also carries the tree node it is charged to
 // (JobView::node), resolved once per view and tree: Resolve() resolves the
 // views built since the last call, or all of them when the tree changed
@@ -50,6 +55,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "libbudget/tree.h"
@@ -76,12 +82,14 @@ struct JobVolatile {
   bool held = false;
   bool fixed_priority = false;
   uint32_t priority = 0;
-  budget::TimePoint start_time = 0;
+  budget::TimePoint start_time = 0;  // not copied into a pending job's view
   budget::TimePoint end_time = 0;
-  int64_t nice = 0;
 };
 
-// Copies `fields` into `view`.
+// Copies `fields` into `view`; a pending job keeps the start time its view
+// was built with (the start of its last run, if it was requeued: a pending
+// job's start_time is otherwise the backfill scheduler's estimate, which
+// moves every cycle).
 void ApplyVolatile(const JobVolatile& fields, JobView* view);
 
 // Fills in JobView::user from the uid where slurmctld had no user name
@@ -96,7 +104,7 @@ class UserNames {
 
 class JobViewCache {
  public:
-  static constexpr int kFullRebuildPasses = 10;
+  static constexpr budget::Seconds kFullRebuildSeconds = 600;
 
   // Starts a pass: drops the transient views; `changed` are the jobs
   // slurmctld said changed; `full` rebuilds every view.
@@ -108,6 +116,9 @@ class JobViewCache {
   void Store(JobView view, const JobFingerprint& fingerprint);
   // Ends the pass: drops the views of jobs not seen since BeginPass.
   void EndPass();
+  // The priorities the pass wrote (job id, priority), so that the next pass
+  // tells them from someone else's.
+  void NotePriorities(const std::vector<std::pair<uint32_t, uint32_t>>& written);
 
   void AppendTransient(std::vector<JobView> views);
   // Resolves users (from uids) and tree nodes (see above).

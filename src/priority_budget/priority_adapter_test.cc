@@ -343,10 +343,12 @@ JobFingerprint Print(uintptr_t strings, JobPhase phase = JobPhase::kPending) {
   return print;
 }
 
-JobVolatile Fields(uint32_t priority, int64_t nice = 0) {
+JobVolatile Fields(uint32_t priority, JobPhase phase = JobPhase::kPending) {
   JobVolatile fields;
+  fields.phase = phase;
   fields.priority = priority;
-  fields.nice = nice;
+  fields.start_time = 400;
+  fields.end_time = 500;
   return fields;
 }
 
@@ -375,27 +377,55 @@ std::vector<uint32_t> CachedIds(JobViewCache* cache) {
 void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   JobViewCache cache;
   assert_int_equal(CachePass(&cache, {1, 2, 3}), 3);
-  // Unchanged: every view stands, with the per-pass fields re-read.
+  // Unchanged: every view stands, with the per-pass fields re-read; a
+  // pending job keeps the start time it was built with (backfill's
+  // estimate moves every cycle).
   cache.BeginPass({}, false);
-  JobView* view = cache.Reuse(2, Print(1), Fields(77, 5));
+  JobVolatile fields = Fields(20);
+  fields.fixed_priority = true;
+  JobView* view = cache.Reuse(2, Print(1), fields);
   assert_non_null(view);
-  assert_int_equal(view->priority, 77);
-  assert_int_equal(view->nice, 5);
+  assert_int_equal(view->end_time, 500);
+  assert_true(view->fixed_priority);
+  assert_int_equal(view->start_time, 0);
   assert_string_equal(view->account.c_str(), "acct_a");
   assert_non_null(cache.Reuse(1, Print(1), Fields(10)));
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 0);
+  // A priority the plugin wrote (noted) stands; one it did not write
+  // (`scontrol top`, a hold) means the record changed: rebuilt.
+  cache.NotePriorities({{3, 35}, {99, 1}});
+  cache.BeginPass({}, false);
+  assert_non_null(cache.Reuse(3, Print(1), Fields(35)));
+  assert_null(cache.Reuse(1, Print(1), Fields(0)));
+  cache.Store(Job(1, "acct_a", "x", JobPhase::kPending, 1, 0), Print(1));
+  assert_non_null(cache.Reuse(2, Print(1), Fields(20)));
+  cache.EndPass();
+  assert_int_equal(cache.built(), 1);
+  assert_int_equal(CachePass(&cache, {1, 2, 3}), 2);  // 1 released (10), 3 set back to 30
+  assert_int_equal(CachePass(&cache, {1, 2, 3}), 0);
   // A string moved (Slurm replaced it), the phase changed, slurmctld marked
   // the job changed, or a full rebuild: the view is built again.
   cache.BeginPass({}, false);
   assert_null(cache.Reuse(1, Print(2), Fields(10)));
   cache.Store(Job(1, "acct_b", "x", JobPhase::kPending, 1, 0), Print(2));
-  assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20)));
-  cache.Store(Job(2, "acct_a", "x", JobPhase::kRunning, 1, 0), Print(1, JobPhase::kRunning));
+  assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
+  JobView started = Job(2, "acct_a", "x", JobPhase::kRunning, 1, 0);
+  started.priority = 20;
+  cache.Store(started, Print(1, JobPhase::kRunning));
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 2);
+  // A running job's start time is re-read.
+  cache.BeginPass({}, false);
+  assert_non_null(cache.Reuse(1, Print(2), Fields(0)));
+  view = cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning));
+  assert_non_null(view);
+  assert_int_equal(view->start_time, 400);
+  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
+  cache.EndPass();
+  assert_int_equal(cache.built(), 0);
   assert_string_equal(cache.views()[0].account.c_str(), "acct_b");  // rebuilt in place
   assert_true((CachedIds(&cache) == std::vector<uint32_t>{1, 2, 3}));
   // Back to the first prints (1, 2 differ from what was stored) with 3

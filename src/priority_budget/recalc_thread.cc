@@ -248,7 +248,7 @@ void RecalcThread::RunPass() {
   Clock::time_point start = Clock::now();
   std::unordered_set<uint32_t> with_cursor;
   for (const auto& cursor : ledger_.JobCursors()) with_cursor.insert(cursor.first);
-  bool full = full_rebuild_ || passes_since_full_rebuild_ + 1 >= JobViewCache::kFullRebuildPasses;
+  bool full = full_rebuild_ || now - last_full_rebuild_ >= JobViewCache::kFullRebuildSeconds || now < last_full_rebuild_;
   budget_lock_jobs_read();
   // Taken under the lock: priority_p_set() marks jobs under the job write
   // lock, so no mark can fall between this list and the snapshot.
@@ -260,9 +260,7 @@ void RecalcThread::RunPass() {
   times.views_built = job_views_.built();
   if (full || all_changed) {
     full_rebuild_ = false;
-    passes_since_full_rebuild_ = 0;
-  } else {
-    ++passes_since_full_rebuild_;
+    last_full_rebuild_ = now;
   }
 
   Clock::time_point compute_start = Clock::now();
@@ -285,6 +283,7 @@ void RecalcThread::RunPass() {
   budget_lock_jobs_write();
   int changed = ApplyPriorities(result.priorities);
   budget_unlock_jobs_write();
+  job_views_.NotePriorities(result.priorities);
   times.apply_ms = MillisSince(apply_start);
   times.total_ms = MillisSince(start);
 
@@ -316,7 +315,8 @@ bool RecalcThread::ReportDue(budget::TimePoint now) const {
 double RecalcThread::WriteReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
                                  budget::TimePoint now) {
   double build_start = ThreadCpuMillis();
-  budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_);
+  budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_,
+                                   &history_cache_);
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   // sched/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.

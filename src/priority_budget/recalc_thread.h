@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "libbudget/config.h"
+#include "libbudget/history_cache.h"
 #include "libbudget/ledger.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/status.h"
@@ -87,13 +88,14 @@ class RecalcThread {
   std::unique_ptr<TreeReloader> reloader_;
   UserNames user_names_;
   // The job views, rebuilt only for jobs that changed (job_view_cache.h);
-  // every view at a reconfigure and every kFullRebuildPasses passes.
+  // every view at a reconfigure and every kFullRebuildSeconds.
   JobViewCache job_views_;
   bool full_rebuild_ = true;
-  int passes_since_full_rebuild_ = 0;
+  budget::TimePoint last_full_rebuild_ = 0;
   // Working memory of the report, kept between passes: freed, these
   // megabytes would go back to the kernel and fault back in at every pass.
   budget::ReportSnapshot report_;
+  budget::SubtreeHistoryCache history_cache_;  // the report's owed/delivered
   budget::ReportFileWriter report_writer_;
   budget::TimePoint last_pass_ = 0;
   std::vector<std::string> top_allocations_;

@@ -33,7 +33,7 @@ budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job, bud
 
 budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
-                           budget::ReportSnapshot* report) {
+                           budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache) {
   report->generated_at = now;
   report->tree_source = tree_source;
   report->window = ledger->options().window;
@@ -56,7 +56,8 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
     if (running) report->jobs.push_back(ToSnapshotJob(view, job, node));
   }
   budget::Status st =
-      budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, report, kReportHistoryDepth);
+      budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, report, kReportHistoryDepth,
+                                 history_cache);
   if (!st.ok()) return st;
   budget::RankSnapshotJobs(view.tree, view.order, &report->jobs);
   return budget::Status::Ok();

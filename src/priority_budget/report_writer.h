@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "libbudget/history_cache.h"
 #include "libbudget/ledger.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/status.h"
@@ -36,9 +37,10 @@ constexpr int kReportHistoryDepth = 2;
 // computed) and `jobs` (running ones are listed), in place:
 // the caller keeps `report` between passes so that its job list reuses its
 // memory. On error *report is unspecified (write nothing from it).
+// `history_cache` (kept by the caller, may be null): history_cache.h.
 budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
-                           budget::ReportSnapshot* report);
+                           budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache = nullptr);
 
 }  // namespace budget_prio
 

@@ -1,0 +1,139 @@
+// SubtreeHistoryCache: see history_cache.h.
+#include "libbudget/history_cache.h"
+
+#include <algorithm>
+
+#include "libbudget/metrics.h"
+
+namespace budget {
+
+bool SubtreeHistoryCache::SameTree(const AllocationTree& tree) const {
+  if (tree.size() != paths_.size()) return false;
+  for (size_t i = 0; i < tree.size(); ++i) {
+    const TreeNode& node = tree.node(static_cast<NodeId>(i));
+    if (node.parent != parents_[i] || node.entitlement != entitlements_[i] || node.path != paths_[i]) return false;
+  }
+  return true;
+}
+
+void SubtreeHistoryCache::Reset(const AllocationTree& tree, double capacity_gpus, Seconds window, Seconds width,
+                                size_t slots) {
+  const size_t n = tree.size();
+  paths_.resize(n);
+  parents_.resize(n);
+  entitlements_.resize(n);
+  own_demand_.resize(n);
+  own_delivered_.resize(n);
+  subtree_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const TreeNode& node = tree.node(static_cast<NodeId>(i));
+    paths_[i] = node.path;
+    parents_[i] = node.parent;
+    entitlements_[i] = node.entitlement;
+    own_demand_[i].assign(slots, 0.0);
+    own_delivered_[i].assign(slots, 0.0);
+    subtree_[i].path = node.path;
+    subtree_[i].width = width;
+    subtree_[i].owed.assign(slots, 0.0);
+    subtree_[i].delivered.assign(slots, 0.0);
+  }
+  capacity_gpus_ = capacity_gpus;
+  window_ = window;
+  width_ = width;
+  slots_ = slots;
+  valid_ = true;
+}
+
+void SubtreeHistoryCache::Shift(size_t shift) {
+  auto shift_down = [shift](std::vector<double>* series) {
+    std::move(series->begin() + static_cast<std::ptrdiff_t>(shift), series->end(), series->begin());
+    std::fill(series->end() - static_cast<std::ptrdiff_t>(shift), series->end(), 0.0);
+  };
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    shift_down(&own_demand_[i]);
+    shift_down(&own_delivered_[i]);
+    shift_down(&subtree_[i].owed);
+    shift_down(&subtree_[i].delivered);
+  }
+}
+
+void SubtreeHistoryCache::Recompute(const AllocationTree& tree, Ledger* ledger, size_t from) {
+  if (from >= slots_) return;
+  const TimePoint begin = first_ + static_cast<TimePoint>(from) * width_;
+  const TimePoint end = first_ + static_cast<TimePoint>(slots_) * width_;
+  const size_t n = tree.size();
+  // Each node's own reads, as SubtreeDeliveredAndOwedInto makes them: zero,
+  // plus the ledger's sum per slot.
+  for (size_t id = 0; id < n; ++id) {
+    std::fill(own_demand_[id].begin() + static_cast<std::ptrdiff_t>(from), own_demand_[id].end(), 0.0);
+    std::fill(own_delivered_[id].begin() + static_cast<std::ptrdiff_t>(from), own_delivered_[id].end(), 0.0);
+    if (!ledger->HasPath(paths_[id])) continue;
+    const struct {
+      Ledger::Series series;
+      std::vector<double>* into;
+    } wanted[] = {{Ledger::Series::kDemand, &own_demand_[id]}, {Ledger::Series::kAllocated, &own_delivered_[id]}};
+    for (const auto& w : wanted) {
+      Ledger::History read = ledger->SeriesHistory(paths_[id], w.series, begin, end, width_);
+      for (size_t i = 0; i < read.gpu_seconds.size(); ++i) {
+        int64_t slot = (read.start - first_) / width_ + static_cast<int64_t>(i);
+        if (slot >= static_cast<int64_t>(from) && static_cast<size_t>(slot) < slots_) {
+          (*w.into)[slot] += read.gpu_seconds[i];
+        }
+      }
+    }
+  }
+  slots_read_ += slots_ - from;
+  for (size_t id = 0; id < n; ++id) {
+    std::copy(own_demand_[id].begin() + static_cast<std::ptrdiff_t>(from), own_demand_[id].end(),
+              subtree_[id].owed.begin() + static_cast<std::ptrdiff_t>(from));
+    std::copy(own_delivered_[id].begin() + static_cast<std::ptrdiff_t>(from), own_delivered_[id].end(),
+              subtree_[id].delivered.begin() + static_cast<std::ptrdiff_t>(from));
+  }
+  // Children before parents, in SubtreeDeliveredAndOwedInto's order.
+  for (size_t id = n; id-- > 1;) {
+    SnapshotHistory& child = subtree_[id];
+    SnapshotHistory& parent = subtree_[static_cast<size_t>(parents_[id])];
+    for (size_t k = from; k < slots_; ++k) {
+      parent.owed[k] += child.owed[k];
+      parent.delivered[k] += child.delivered[k];
+    }
+  }
+  for (size_t id = 0; id < n; ++id) {
+    std::vector<double>& owed = subtree_[id].owed;
+    for (size_t k = from; k < slots_; ++k) owed[k] = OwedInHour(owed[k], entitlements_[id], capacity_gpus_, width_);
+  }
+}
+
+void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpus, Seconds window, TimePoint now,
+                                 Ledger* ledger) {
+  slots_read_ = 0;
+  const TimePoint changed = ledger->TakeEarliestChange();
+  const Seconds width = ledger->options().report_bucket_width;
+  if (width <= 0 || window <= 0) {
+    valid_ = false;
+    paths_.clear();
+    subtree_.assign(tree.size(), SnapshotHistory());
+    return;
+  }
+  const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
+  const TimePoint first = HistoryFirstSlot(now, window, width);
+  size_t from = 0;
+  if (!valid_ || !SameTree(tree) || capacity_gpus != capacity_gpus_ || window != window_ || width != width_ ||
+      slots != slots_ || first < first_ || (first - first_) / width >= static_cast<TimePoint>(slots)) {
+    Reset(tree, capacity_gpus, window, width, slots);
+  } else {
+    const size_t shift = static_cast<size_t>((first - first_) / width);
+    if (shift > 0) Shift(shift);
+    from = slots - shift;  // the new slots
+    if (changed != Ledger::kNoneChanged) {
+      const size_t changed_slot =
+          changed < first ? 0 : static_cast<size_t>(std::min<TimePoint>((changed - first) / width, slots));
+      from = std::min(from, changed_slot);
+    }
+  }
+  first_ = first;
+  for (SnapshotHistory& h : subtree_) h.start = first;
+  Recompute(tree, ledger, from);
+}
+
+}  // namespace budget

@@ -1,0 +1,77 @@
+// SubtreeHistoryCache: SubtreeDeliveredAndOwed (report_snapshot.h), kept
+// from one report to the next and recomputed only where it can have
+// changed.
+//
+// Why. The report's owed and delivered figures are hour-by-hour sums over
+// the whole window: for 1,110 tree nodes and a week of hours, two ledger
+// reads per node over every retained bucket, 370,000 slot values summed up
+// the tree and capped, at every pass. Between two passes in the same hour
+// only the current hour changes, unless a charge reached further back (a
+// job's tail charged from its cursor, a restart): the ledger says how far
+// back (Ledger::TakeEarliestChange).
+//
+// What Update recomputes, per node, before summing subtrees and capping
+// owed (in the same order of additions as SubtreeDeliveredAndOwedInto, so
+// the values are bitwise the same; the test compares them):
+//   - every slot, the first time, or when the tree (paths, parents,
+//     entitlements), the capacity, the window or the slot width changed, or
+//     the slots moved other than forward;
+//   - otherwise, when the slots moved forward (a new hour), the kept slots
+//     shift down and the new ones are read;
+//   - and every slot from the earliest one the ledger changed.
+// Buckets leaving the window are not changes: the ledger retains every
+// bucket of the first slot (its window starts before it).
+//
+// The cache must be the ledger's only TakeEarliestChange() consumer.
+// Thread safety: none.
+#ifndef SLURM_BUDGET_LIBBUDGET_HISTORY_CACHE_H_
+#define SLURM_BUDGET_LIBBUDGET_HISTORY_CACHE_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "libbudget/ledger.h"
+#include "libbudget/report_snapshot.h"
+#include "libbudget/tree.h"
+
+namespace budget {
+
+class SubtreeHistoryCache {
+ public:
+  // Brings histories() to SubtreeDeliveredAndOwed(tree, capacity_gpus,
+  // window, now, *ledger). REQUIRES: window > 0, capacity_gpus >= 0.
+  void Update(const AllocationTree& tree, double capacity_gpus, Seconds window, TimePoint now, Ledger* ledger);
+  // Indexed by NodeId of the tree last given.
+  const std::vector<SnapshotHistory>& histories() const { return subtree_; }
+  // Slots read from the ledger by the last Update (per node); for tests.
+  size_t slots_read() const { return slots_read_; }
+
+ private:
+  bool SameTree(const AllocationTree& tree) const;
+  void Reset(const AllocationTree& tree, double capacity_gpus, Seconds window, Seconds width, size_t slots);
+  // Shifts every kept series down by `shift` slots (zeros at the end).
+  void Shift(size_t shift);
+  // Reads the nodes' own series from slot `from` on, then sums subtrees
+  // and caps owed over those slots.
+  void Recompute(const AllocationTree& tree, Ledger* ledger, size_t from);
+
+  bool valid_ = false;
+  std::vector<std::string> paths_;
+  std::vector<NodeId> parents_;
+  std::vector<double> entitlements_;
+  double capacity_gpus_ = 0.0;
+  Seconds window_ = 0;
+  Seconds width_ = 0;
+  size_t slots_ = 0;
+  TimePoint first_ = 0;
+  // Per node: its own demand and allocated GPU-s per slot (not summed).
+  std::vector<std::vector<double>> own_demand_;
+  std::vector<std::vector<double>> own_delivered_;
+  std::vector<SnapshotHistory> subtree_;
+  size_t slots_read_ = 0;
+};
+
+}  // namespace budget
+
+#endif  // SLURM_BUDGET_LIBBUDGET_HISTORY_CACHE_H_
