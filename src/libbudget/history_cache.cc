@@ -107,6 +107,9 @@ void SubtreeHistoryCache::Recompute(const AllocationTree& tree, Ledger* ledger, 
 void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpus, Seconds window, TimePoint now,
                                  Ledger* ledger) {
   slots_read_ = 0;
+  kept_ = false;
+  shift_ = 0;
+  changed_from_ = 0;
   const TimePoint changed = ledger->TakeEarliestChange();
   const Seconds width = ledger->options().report_bucket_width;
   if (width <= 0 || window <= 0) {
@@ -130,6 +133,9 @@ void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpu
           changed < first ? 0 : static_cast<size_t>(std::min<TimePoint>((changed - first) / width, slots));
       from = std::min(from, changed_slot);
     }
+    kept_ = true;
+    shift_ = shift;
+    changed_from_ = from;
   }
   first_ = first;
   for (SnapshotHistory& h : subtree_) h.start = first;

@@ -46,6 +46,12 @@ class SubtreeHistoryCache {
   const std::vector<SnapshotHistory>& histories() const { return subtree_; }
   // Slots read from the ledger by the last Update (per node); for tests.
   size_t slots_read() const { return slots_read_; }
+  // What the last Update changed: with kept(), every series moved down by
+  // shift() slots and its values from slot changed_from() on may differ;
+  // without, everything may differ (the first Update, another tree, ...).
+  bool kept() const { return kept_; }
+  size_t shift() const { return shift_; }
+  size_t changed_from() const { return changed_from_; }
 
  private:
   bool SameTree(const AllocationTree& tree) const;
@@ -70,6 +76,9 @@ class SubtreeHistoryCache {
   std::vector<std::vector<double>> own_delivered_;
   std::vector<SnapshotHistory> subtree_;
   size_t slots_read_ = 0;
+  bool kept_ = false;
+  size_t shift_ = 0;
+  size_t changed_from_ = 0;
 };
 
 }  // namespace budget

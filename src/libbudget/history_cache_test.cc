@@ -1,9 +1,15 @@
 // Tests of SubtreeHistoryCache (history_cache.h): after every step of
 // random charges, late charges, forgotten paths, clock moves, capacity and
-// tree changes, its histories are bitwise SubtreeDeliveredAndOwed's; and a
-// pass within one slot reads only the current slot.
+// tree changes, its histories are bitwise SubtreeDeliveredAndOwed's; a
+// pass within one slot reads only the current slot; and reports built and
+// written through it are byte for byte those built and written without.
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -11,6 +17,7 @@
 
 #include "libbudget/history_cache.h"
 #include "libbudget/ledger.h"
+#include "libbudget/order.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/tree.h"
 
@@ -120,12 +127,64 @@ void test_a_pass_within_a_slot_reads_only_that_slot(void**) {
   AssertMatches(cache, tree, 8, start + 70, ledger);
 }
 
+// The plugin's path: BuildSnapshotNodes with the cache into a snapshot kept
+// between builds, written by one ReportFileWriter; against a fresh build
+// without cache and the plain writer, byte for byte.
+void test_cached_builds_write_the_plain_bytes(void**) {
+  srand(5);
+  const char* kPaths[] = {"a/a1", "a/a2", "b", "a"};
+  budget::AllocationTree tree = Tree(kTree);
+  Ledger ledger(SmallWindow());
+  budget::SubtreeHistoryCache cache;
+  budget::ReportSnapshot kept;
+  budget::ReportFileWriter writer;
+  char dir_template[] = "/tmp/history_cache_test.XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string file = dir + "/report.json";
+  const std::string standings = dir + "/standings.json";
+  budget::TimePoint now = 100000;
+  size_t reused = 0;
+  for (int step = 0; step < 400; ++step) {
+    const int what = rand() % 100;
+    if (what < 70) {
+      const budget::TimePoint from = now - (rand() % 5 == 0 ? rand() % 700 : rand() % 20);
+      ledger.Charge(kPaths[rand() % 4], static_cast<Ledger::Series>(rand() % 3), from, now, 1 + rand() % 5);
+    } else if (what < 95) {
+      now += rand() % 50;
+    } else {
+      now += 60 * (1 + rand() % 3);
+    }
+    budget::FairShareOrder order;
+    std::vector<double> zero(tree.size(), 0.0);
+    assert_true(order.Compute(tree, zero, zero, 8, 600).ok());
+    kept.capacity_gpus = 8;
+    kept.window = 600;
+    assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &kept, 2, &cache).ok());
+    budget::ReportSnapshot plain;
+    plain.capacity_gpus = 8;
+    plain.window = 600;
+    assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &plain, 2).ok());
+    assert_true(writer.Write(kept, file, standings).ok());
+    std::string text;
+    budget::FormatReportSnapshotInto(plain, &text);
+    std::ifstream in(file, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    assert_true(written == text);
+    if (writer.history_values_formatted() < 4 * 2 * 10) ++reused;
+  }
+  assert_true(reused > 200);
+  unlink(file.c_str());
+  unlink(standings.c_str());
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matches_the_full_computation_over_random_steps),
       cmocka_unit_test(test_a_pass_within_a_slot_reads_only_that_slot),
+      cmocka_unit_test(test_cached_builds_write_the_plain_bytes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

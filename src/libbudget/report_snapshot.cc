@@ -783,71 +783,67 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
   return ReplaceFileWith(file, *scratch);
 }
 
-void ReportFileWriter::UpdateSeries(const std::vector<double>& values, int64_t shift, SeriesCache* cache) {
-  SeriesCache& next = next_;
-  next.text.clear();
-  next.ends.clear();
-  next.text.push_back('[');
-  const std::vector<double>& old = cache->values;
-  // Where value k of the old text starts (after '[' or its comma).
-  auto old_begin = [&](size_t k) -> size_t { return k == 0 ? 1 : cache->ends[k - 1] + 1; };
-  auto reusable = [&](size_t i) {
-    if (shift < 0) return false;
-    const size_t k = i + static_cast<size_t>(shift);
-    return k < old.size() && std::memcmp(&old[k], &values[i], sizeof(double)) == 0;
-  };
-  size_t i = 0;
-  while (i < values.size()) {
-    if (i > 0) next.text.push_back(',');
-    if (!reusable(i)) {
-      value_text_.clear();
-      JsonWriter(&value_text_).Double(MilliRounded(values[i]));
-      next.text += value_text_;
-      next.ends.push_back(static_cast<uint32_t>(next.text.size()));
-      ++history_values_formatted_;
-      ++i;
-      continue;
+void ReportFileWriter::UpdateSeries(const std::vector<double>& values, size_t drop, size_t keep,
+                                    SeriesText* series) {
+  std::string& text = series->text;
+  std::vector<uint32_t>& ends = series->ends;
+  if (keep == 0 || drop + keep > ends.size()) {
+    text.assign(1, '[');
+    ends.clear();
+  } else {
+    if (drop > 0) {
+      // Value `drop` starts after the comma that follows value drop - 1.
+      const uint32_t cut = ends[drop - 1] + 1;
+      text.erase(1, cut - 1);
+      ends.erase(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(drop));
+      for (uint32_t& end : ends) end -= cut - 1;
     }
-    // A run of reusable values: one copy of their text, commas included.
-    size_t j = i;
-    while (j + 1 < values.size() && reusable(j + 1)) ++j;
-    const size_t k0 = i + static_cast<size_t>(shift);
-    const size_t k1 = j + static_cast<size_t>(shift);
-    const size_t from = old_begin(k0);
-    const int64_t moved = static_cast<int64_t>(next.text.size()) - static_cast<int64_t>(from);
-    next.text.append(cache->text, from, cache->ends[k1] - from);
-    for (size_t k = k0; k <= k1; ++k) next.ends.push_back(static_cast<uint32_t>(cache->ends[k] + moved));
-    i = j + 1;
+    text.resize(ends[keep - 1]);
+    ends.resize(keep);
   }
-  next.text.push_back(']');
-  next.values.assign(values.begin(), values.end());
-  std::swap(next, *cache);
+  for (size_t i = ends.size(); i < values.size(); ++i) {
+    if (i > 0) text.push_back(',');
+    value_text_.clear();
+    JsonWriter(&value_text_).Double(MilliRounded(values[i]));
+    text += value_text_;
+    ends.push_back(static_cast<uint32_t>(text.size()));
+    ++history_values_formatted_;
+  }
+  text.push_back(']');
 }
 
 void ReportFileWriter::WriteHistories(JsonWriter& w, const ReportSnapshot& report) {
   history_values_formatted_ = 0;
+  // The next build of the one written last, with the same layout: keep.
+  bool next_build = report.history_build != 0 && report.history_build == last_build_ + 1 &&
+                    histories_.size() == report.history.size();
+  for (size_t i = 0; next_build && i < report.history.size(); ++i) {
+    const SnapshotHistory& h = report.history[i];
+    const HistoryText& cached = histories_[i];
+    next_build = cached.path == h.path && cached.width == h.width &&
+                 cached.start + static_cast<TimePoint>(report.history_shift) * h.width == h.start &&
+                 cached.delivered.ends.size() == h.delivered.size() && cached.owed.ends.size() == h.owed.size();
+  }
+  last_build_ = report.history_build;
+  const size_t drop = next_build ? report.history_shift : 0;
   histories_.resize(report.history.size());
   w.Key("history").BeginArray();
   for (size_t i = 0; i < report.history.size(); ++i) {
     const SnapshotHistory& h = report.history[i];
-    HistoryCache& cache = histories_[i];
-    // Slot i of this history is slot i + shift of the cached one.
-    int64_t shift = -1;
-    if (cache.path == h.path && cache.width == h.width && h.width > 0 && h.start >= cache.start &&
-        (h.start - cache.start) % h.width == 0) {
-      shift = (h.start - cache.start) / h.width;
-    }
-    cache.path = h.path;
-    cache.start = h.start;
-    cache.width = h.width;
-    UpdateSeries(h.delivered, shift, &cache.delivered);
-    UpdateSeries(h.owed, shift, &cache.owed);
+    HistoryText& cached = histories_[i];
+    cached.path = h.path;
+    cached.start = h.start;
+    cached.width = h.width;
+    const size_t keep_delivered = next_build ? std::min(report.history_changed_from, h.delivered.size() - drop) : 0;
+    const size_t keep_owed = next_build ? std::min(report.history_changed_from, h.owed.size() - drop) : 0;
+    UpdateSeries(h.delivered, drop, keep_delivered, &cached.delivered);
+    UpdateSeries(h.owed, drop, keep_owed, &cached.owed);
     w.BeginObject();
     w.Key("path").String(h.path);
     w.Key("start").Int(h.start);
     w.Key("width").Int(h.width);
-    w.Key("delivered").Raw(cache.delivered.text);
-    w.Key("owed").Raw(cache.owed.text);
+    w.Key("delivered").Raw(cached.delivered.text);
+    w.Key("owed").Raw(cached.owed.text);
     w.EndObject();
   }
   w.EndArray();
@@ -964,6 +960,54 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
   return out;
 }
 
+namespace {
+
+// snapshot->history from the cache's series down to max_depth (pre-order):
+// only the slots the cache's last Update changed, when the snapshot holds
+// the previous build's series (same paths, widths and lengths).
+void CopyChangedHistory(const AllocationTree& tree, const SubtreeHistoryCache& cache, int max_depth,
+                        ReportSnapshot* snapshot) {
+  const std::vector<SnapshotHistory>& all = cache.histories();
+  std::vector<const SnapshotHistory*> wanted;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (tree.node(static_cast<NodeId>(i)).depth <= max_depth) wanted.push_back(&all[i]);
+  }
+  std::vector<SnapshotHistory>& history = snapshot->history;
+  const size_t shift = cache.shift();
+  bool keep = cache.kept() && snapshot->history_build != 0 && history.size() == wanted.size();
+  for (size_t k = 0; keep && k < wanted.size(); ++k) {
+    const SnapshotHistory& from = *wanted[k];
+    keep = history[k].path == from.path && history[k].width == from.width &&
+           history[k].start + static_cast<TimePoint>(shift) * from.width == from.start &&
+           history[k].delivered.size() == from.delivered.size() && history[k].owed.size() == from.owed.size();
+  }
+  const size_t first_copied = keep ? cache.changed_from() : 0;
+  history.resize(wanted.size());
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const SnapshotHistory& from = *wanted[k];
+    SnapshotHistory& h = history[k];
+    h.path = from.path;
+    h.start = from.start;
+    h.width = from.width;
+    for (auto [into, source] : {std::make_pair(&h.delivered, &from.delivered), std::make_pair(&h.owed, &from.owed)}) {
+      if (!keep) {
+        into->assign(source->begin(), source->end());
+        continue;
+      }
+      if (shift > 0) {
+        std::move(into->begin() + static_cast<std::ptrdiff_t>(shift), into->end(), into->begin());
+      }
+      std::copy(source->begin() + static_cast<std::ptrdiff_t>(first_copied), source->end(),
+                into->begin() + static_cast<std::ptrdiff_t>(first_copied));
+    }
+  }
+  snapshot->history_build += 1;
+  snapshot->history_shift = keep ? shift : 0;
+  snapshot->history_changed_from = first_copied;
+}
+
+}  // namespace
+
 Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
                           const std::vector<NodeActivity>& activity, TimePoint now,
                           Ledger* ledger, ReportSnapshot* snapshot, int history_max_depth,
@@ -1026,19 +1070,9 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
   }
   snapshot->nodes = std::move(nodes);
   if (history_max_depth >= 0 && history_cache != nullptr) {
-    size_t kept = 0;  // pre-order, copied into the vectors of the last report
-    for (size_t i = 0; i < metrics.size(); ++i) {
-      if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;
-      if (kept == snapshot->history.size()) snapshot->history.emplace_back();
-      SnapshotHistory& h = snapshot->history[kept++];
-      h.path = metrics[i].path;
-      h.start = metrics[i].start;
-      h.width = metrics[i].width;
-      h.delivered.assign(metrics[i].delivered.begin(), metrics[i].delivered.end());
-      h.owed.assign(metrics[i].owed.begin(), metrics[i].owed.end());
-    }
-    snapshot->history.resize(kept);
+    CopyChangedHistory(tree, *history_cache, history_max_depth, snapshot);
   } else if (history_max_depth >= 0) {
+    snapshot->history_build = 0;
     size_t kept = 0;  // pre-order kept: a stable partition by depth
     for (size_t i = 0; i < built.size(); ++i) {
       if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;

@@ -206,6 +206,14 @@ struct ReportSnapshot {
   std::vector<SnapshotNode> nodes;       // pre-order
   std::vector<SnapshotJob> jobs;
   std::vector<SnapshotHistory> history;
+  // Not in the file: what changed in `history` since the previous build of
+  // this object, for ReportFileWriter. BuildSnapshotNodes with a
+  // SubtreeHistoryCache counts its builds in history_build (0: any other
+  // build) and says that every series moved down by history_shift slots and
+  // kept its values before slot history_changed_from.
+  uint64_t history_build = 0;
+  size_t history_shift = 0;
+  size_t history_changed_from = 0;
 
   // The node with this path, or nullptr.
   const SnapshotNode* FindNode(std::string_view path) const;
@@ -244,14 +252,15 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
 // same bytes WriteReportSnapshot and WriteStandingsSnapshot write, reusing
 // what did not change since the previous Write:
 //   - the nodes are formatted once for both files;
-//   - each history value keeps its text while it is bitwise the value of
-//     the same slot (same path, slot start and width) at the previous
-//     write. A pass changes few slots: the current one, and the oldest one
-//     as the window's first buckets expire; when the slots shift at the
-//     next history_width boundary, the values keep their text under their
-//     new index. At 1,011 nodes with a week of hourly history that is
-//     340,000 numbers, most of the report's formatting, formatted once
-//     instead of once a pass.
+//   - when the report is the next build of the one written last
+//     (ReportSnapshot::history_build, set by BuildSnapshotNodes with a
+//     SubtreeHistoryCache) and its histories have the same paths, widths
+//     and lengths, each series keeps the text of the values before
+//     history_changed_from (after dropping history_shift values), and only
+//     the rest is formatted: in a steady hour, the current slot. At 1,011
+//     nodes with a week of hourly history that is 340,000 numbers, most of
+//     the report's formatting, formatted once instead of once a pass.
+//     Otherwise every value is formatted.
 // The files are derived data, rewritten every pass and again by the first
 // pass after a restart: they are replaced atomically (write file.tmp,
 // rename) with mode 0644, but not fsynced. A crash of the machine can at
@@ -266,34 +275,33 @@ class ReportFileWriter {
   // write failed is unchanged.
   Status Write(const ReportSnapshot& report, const std::string& report_file,
                const std::string& standings_file);
-  // How many history values the last Write formatted (the others reused
+  // How many history values the last Write formatted (the others kept
   // their text); for tests and the benchmark.
   size_t history_values_formatted() const { return history_values_formatted_; }
 
  private:
-  // One series (delivered or owed) as last written: its values, its JSON
-  // array text, and where each value's text ends in it.
-  struct SeriesCache {
-    std::vector<double> values;
+  // One series (delivered or owed) as last written: its JSON array text
+  // and where each value's text ends in it.
+  struct SeriesText {
     std::string text;
     std::vector<uint32_t> ends;
   };
-  struct HistoryCache {
+  struct HistoryText {
     std::string path;
     TimePoint start = 0;
     Seconds width = 0;
-    SeriesCache delivered;
-    SeriesCache owed;
+    SeriesText delivered;
+    SeriesText owed;
   };
   void WriteHistories(JsonWriter& w, const ReportSnapshot& report);
-  // Rewrites cache->text for `values`, reusing the text of the values
-  // that are unchanged at cache index i + shift (shift < 0: no reuse).
-  void UpdateSeries(const std::vector<double>& values, int64_t shift, SeriesCache* cache);
+  // Brings `text` to `values`: keeps the text of the values before `keep`
+  // (after dropping the first `drop`), formats the rest.
+  void UpdateSeries(const std::vector<double>& values, size_t drop, size_t keep, SeriesText* text);
 
-  std::vector<HistoryCache> histories_;
+  std::vector<HistoryText> histories_;
+  uint64_t last_build_ = 0;  // history_build of the report last written
   std::string nodes_text_;
   std::string value_text_;
-  SeriesCache next_;  // the series being built (swapped into the cache)
   std::string text_;
   size_t history_values_formatted_ = 0;
 };
@@ -336,8 +344,11 @@ struct NodeActivity {
 // buckets: ~0.06 ms per charged path of a 7-day window of 5-min buckets,
 // measured on a loaded 2-core machine).
 // With a `history_cache` (history_cache.h; a caller that builds a report
-// every pass keeps one), the owed/delivered figures come from it, read
-// again only where the ledger changed; the values are the same.
+// every pass keeps one, with the same snapshot object), the owed/delivered
+// figures come from it, read again only where the ledger changed, and only
+// the changed slots are copied into snapshot->history; the values are the
+// same. It sets snapshot->history_build/_shift/_changed_from (without a
+// cache, history_build = 0).
 // InvalidArgument if the order was not computed over this tree or activity
 // has the wrong size; the snapshot is then untouched.
 // The ledger is not const because its queries expire old buckets lazily.

@@ -612,6 +612,14 @@ void AssertWriterMatches(budget::ReportFileWriter* writer, const ReportSnapshot&
   unlink(plain.c_str());
 }
 
+// The report of the next build, as BuildSnapshotNodes with a history
+// cache marks it.
+void NextBuild(ReportSnapshot* report, size_t shift, size_t changed_from) {
+  report->history_build += 1;
+  report->history_shift = shift;
+  report->history_changed_from = changed_from;
+}
+
 void TestFileWriterReusesUnchangedHistoryText(void**) {
   std::string dir = TempDir();
   ReportSnapshot report = Sample();  // "llm": 2 slots
@@ -621,36 +629,46 @@ void TestFileWriterReusesUnchangedHistoryText(void**) {
   second.owed = {0, 0, 0, 0};
   report.history.push_back(second);
   budget::ReportFileWriter writer;
-  // First write: all 12 values formatted.
+  // Not from a history cache: every value formatted, every time.
   AssertWriterMatches(&writer, report, dir, 12);
-  // Next pass: only the current (last) slots moved, and a job was added.
+  AssertWriterMatches(&writer, report, dir, 12);
+  NextBuild(&report, 0, 0);
+  AssertWriterMatches(&writer, report, dir, 12);
+  // Next build: only the current (last) slots changed, and a job was added.
   report.history[0].delivered.back() = 99.5;
   report.history[1].owed.back() = 7;
+  report.history[0].owed.back() = 3;
   report.jobs.push_back(report.jobs[0]);
   report.nodes[0].pending_gpus = 3;
-  AssertWriterMatches(&writer, report, dir, 2);
-  // An older slot was charged late, or the oldest slot lost expired
-  // buckets: those values only.
-  report.history[1].delivered[1] = 2.75;
+  NextBuild(&report, 0, 1);  // "llm": slot 1 of 2; "vision": slots 1-3 of 4
+  AssertWriterMatches(&writer, report, dir, 2 + 6);
+  // A late charge: from slot 0.
   report.history[1].delivered[0] = 1;
-  AssertWriterMatches(&writer, report, dir, 2);
-  // 0.0 -> -0.0 is the same number but not the same text.
-  report.history[1].owed[0] = -0.0;
-  AssertWriterMatches(&writer, report, dir, 1);
-  // A new hour: the slots shift by one; the values keep their text under
-  // their new index, the new slot is formatted.
-  report.history[0].start += 3600;
-  report.history[0].delivered = {99.5, 7};
-  report.history[0].owed = {1.5, 0};
-  AssertWriterMatches(&writer, report, dir, 2);
-  // A history removed: "vision" is now where "llm" was, formatted anew.
+  NextBuild(&report, 0, 0);
+  AssertWriterMatches(&writer, report, dir, 12);
+  // A new hour: every series moves down one slot; the new last slot is
+  // formatted, the rest keep their text.
+  for (SnapshotHistory& h : report.history) {
+    h.start += 3600;
+    h.delivered.erase(h.delivered.begin());
+    h.delivered.push_back(5);
+    h.owed.erase(h.owed.begin());
+    h.owed.push_back(6);
+  }
+  NextBuild(&report, 1, 3);  // "llm" keeps slot 0 of 2 (min(3, 2 - 1))
+  AssertWriterMatches(&writer, report, dir, 2 + 2);
+  // A build the writer did not see (its file was not written): no reuse.
+  NextBuild(&report, 0, 4);
+  NextBuild(&report, 0, 4);
+  AssertWriterMatches(&writer, report, dir, 12);
+  // A history removed with the build: the layout differs, no reuse.
   report.history.erase(report.history.begin());
+  NextBuild(&report, 0, 4);
   AssertWriterMatches(&writer, report, dir, 8);
+  NextBuild(&report, 0, 4);
   AssertWriterMatches(&writer, report, dir, 0);
-  report.history[0].delivered.clear();
-  report.history[0].owed = {5};
-  AssertWriterMatches(&writer, report, dir, 1);
   report.history.clear();
+  NextBuild(&report, 0, 4);
   AssertWriterMatches(&writer, report, dir, 0);
   // What it wrote reads back.
   ReportSnapshot read;
@@ -664,7 +682,8 @@ void TestFileWriterReusesUnchangedHistoryText(void**) {
   rmdir(dir.c_str());
 }
 
-// Random passes: whatever changes, the bytes are the plain writer's.
+// Random passes without build marks: whatever changes, the bytes are the
+// plain writer's.
 void TestFileWriterMatchesThePlainWriterOverRandomPasses(void**) {
   std::string dir = TempDir();
   srand(7);
