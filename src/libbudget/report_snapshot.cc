@@ -1035,7 +1035,11 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
   }
   const std::vector<SnapshotHistory>& metrics = history_cache != nullptr ? history_cache->histories() : built;
   snapshot->history_width = ledger->options().report_bucket_width;
-  std::vector<SnapshotNode> nodes(tree.size());
+  // In place: a snapshot kept from one report to the next keeps its nodes'
+  // memory (freed, the 1,000-node vector went back to the kernel and
+  // faulted back in at every report).
+  std::vector<SnapshotNode>& nodes = snapshot->nodes;
+  nodes.resize(tree.size());
   for (size_t i = 0; i < tree.size(); ++i) {
     const NodeId id = static_cast<NodeId>(i);
     const TreeNode& t = tree.node(id);
@@ -1054,10 +1058,10 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     n.rank = order.standing(id).rank;
     n.sibling_ratio = order.sibling_ratio(id);
     n.unallocated = ledger->WindowUsage(t.path, Ledger::Series::kUnallocated, now);
-    if (!activity.empty()) {
-      n.running_gpus = activity[i].running_gpus;
-      n.pending_gpus = activity[i].pending_gpus;
-    }
+    n.running_gpus = activity.empty() ? 0.0 : activity[i].running_gpus;
+    n.pending_gpus = activity.empty() ? 0.0 : activity[i].pending_gpus;
+    n.delivered = 0.0;
+    n.owed = 0.0;
     for (double v : metrics[i].delivered) n.delivered += v;
     for (double v : metrics[i].owed) n.owed += v;
   }
@@ -1068,7 +1072,6 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     parent.running_gpus += nodes[i].running_gpus;
     parent.pending_gpus += nodes[i].pending_gpus;
   }
-  snapshot->nodes = std::move(nodes);
   if (history_max_depth >= 0 && history_cache != nullptr) {
     CopyChangedHistory(tree, *history_cache, history_max_depth, snapshot);
   } else if (history_max_depth >= 0) {

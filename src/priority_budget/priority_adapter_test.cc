@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -272,7 +273,7 @@ uint32_t PriorityOf(const budget_prio::PassResult& result, uint32_t job_id) {
 }
 
 void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
+  auto shared = std::make_shared<const budget::AllocationTree>(ParseTree(kTree));
   budget::BudgetConfig config;
   config.unknown_account = budget::UnknownAccountPolicy::kUnallocated;
   Ledger ledger(SmallWindow());
@@ -293,7 +294,7 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   held.held = true;
   jobs.push_back(held);
   budget_prio::PassResult result;
-  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 100, &ledger, &result).ok());
+  assert_true(budget_prio::ComputePriorities(shared, config, jobs, 8, 100, &ledger, &result).ok());
   // Allocated: b's job, then a's (nice 0), then a's niced one; then
   // unallocated: a's min-runtime-0 job, then the unknown account's.
   assert_int_equal(result.priorities.size(), 5);  // the held job gets none
@@ -311,12 +312,12 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   assert_string_equal(result.ranked_paths_with_demand[1].c_str(), "a");
   // Usage shifts (b takes 2000 more GPU-s): a is now the under-served one.
   ledger.Charge("b", Ledger::Series::kAllocated, 100, 200, 20);
-  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
+  assert_true(budget_prio::ComputePriorities(shared, config, jobs, 8, 200, &ledger, &result).ok());
   assert_true(PriorityOf(result, 1) > PriorityOf(result, 2));
   // A priority the job already has is not written again, but still counts.
   const uint32_t a_first = PriorityOf(result, 1);
   jobs[0].priority = a_first;
-  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
+  assert_true(budget_prio::ComputePriorities(shared, config, jobs, 8, 200, &ledger, &result).ok());
   assert_int_equal(result.priorities.size(), 4);
   assert_int_equal(result.prioritised, 5);
   assert_int_equal(PriorityOf(result, 1), 0);
@@ -324,7 +325,7 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   // A user's nice never jumps a team: even a much better nice on b's job
   // (user priority 65534) stays below a's jobs now.
   jobs[1].nice = -60000;
-  assert_true(budget_prio::ComputePriorities(tree, config, jobs, 8, 200, &ledger, &result).ok());
+  assert_true(budget_prio::ComputePriorities(shared, config, jobs, 8, 200, &ledger, &result).ok());
   assert_true(PriorityOf(result, 5) > PriorityOf(result, 2));
 }
 

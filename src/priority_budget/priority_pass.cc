@@ -14,7 +14,7 @@ budget::NodeId NodeOf(const budget::AllocationTree& tree, const JobView& job) {
 budget::PendingJob ToPendingJob(const OrderView& view, const JobView& job) {
   budget::PendingJob pending;
   pending.job_id = job.job_id;
-  pending.node = NodeOf(view.tree, job);
+  pending.node = NodeOf(view.tree(), job);
   pending.allocated = pending.node != budget::kNoNode && IsAllocatedWork(job, view.config);
   pending.user_priority = UserPriorityFromNice(job.nice);
   pending.submit_time = job.submit_time;
@@ -33,11 +33,13 @@ bool WantsPriority(const JobView& job) {
 
 }  // namespace
 
-budget::Status ComputePriorities(const budget::AllocationTree& tree, const budget::BudgetConfig& config,
-                                 const std::vector<JobView>& jobs, double capacity_gpus,
-                                 budget::TimePoint now, budget::Ledger* ledger, PassResult* result) {
+budget::Status ComputePriorities(const std::shared_ptr<const budget::AllocationTree>& shared_tree,
+                                 const budget::BudgetConfig& config, const std::vector<JobView>& jobs,
+                                 double capacity_gpus, budget::TimePoint now, budget::Ledger* ledger,
+                                 PassResult* result) {
+  const budget::AllocationTree& tree = *shared_tree;
   auto view = std::make_shared<OrderView>();
-  view->tree = tree;
+  view->tree_owner = shared_tree;
   view->config = config;
   view->computed_at = now;
 

@@ -40,7 +40,9 @@ namespace budget_prio {
 // The order of one pass, with the tree and configuration it was computed
 // under (node ids are only meaningful with their tree).
 struct OrderView {
-  budget::AllocationTree tree;
+  // Shared with the tree reloader (and earlier views): never copied.
+  std::shared_ptr<const budget::AllocationTree> tree_owner;
+  const budget::AllocationTree& tree() const { return *tree_owner; }
   budget::FairShareOrder order;
   budget::BudgetConfig config;
   budget::TimePoint computed_at = 0;
@@ -74,7 +76,9 @@ struct PassResult {
 
 // Computes the order and priorities. On error (the core refused the input)
 // returns it and leaves *result untouched.
-budget::Status ComputePriorities(const budget::AllocationTree& tree, const budget::BudgetConfig& config,
+// REQUIRES: tree != nullptr.
+budget::Status ComputePriorities(const std::shared_ptr<const budget::AllocationTree>& tree,
+                                 const budget::BudgetConfig& config,
                                  const std::vector<JobView>& jobs, double capacity_gpus,
                                  budget::TimePoint now, budget::Ledger* ledger, PassResult* result);
 

@@ -124,7 +124,7 @@ budget::Status RecalcThread::Start() {
   budget::TimePoint now = time(nullptr);
   if (reloader_->has_tree()) {
     PassResult result;
-    if (ComputePriorities(reloader_->tree(), config_, {}, 1, now, &ledger_, &result).ok()) {
+    if (ComputePriorities(reloader_->shared_tree(), config_, {}, 1, now, &ledger_, &result).ok()) {
       state_->Publish(result.view);
     }
   }
@@ -248,7 +248,8 @@ void RecalcThread::RunPass() {
   Clock::time_point start = Clock::now();
   std::unordered_set<uint32_t> with_cursor;
   for (const auto& cursor : ledger_.JobCursors()) with_cursor.insert(cursor.first);
-  bool full = full_rebuild_ || now - last_full_rebuild_ >= JobViewCache::kFullRebuildSeconds || now < last_full_rebuild_;
+  const bool full = full_rebuild_ || now < last_full_rebuild_ ||
+                    now - last_full_rebuild_ >= JobViewCache::kFullRebuildSeconds;
   budget_lock_jobs_read();
   // Taken under the lock: priority_p_set() marks jobs under the job write
   // lock, so no mark can fall between this list and the snapshot.
@@ -270,7 +271,8 @@ void RecalcThread::RunPass() {
   const std::vector<JobView>& jobs = job_views_.views();
   ChargeStats charged = ChargeJobs(jobs, tree, config_, last_pass_, now, &ledger_);
   PassResult result;
-  budget::Status st = ComputePriorities(tree, config_, jobs, capacity_gpus, now, &ledger_, &result);
+  budget::Status st =
+      ComputePriorities(reloader_->shared_tree(), config_, jobs, capacity_gpus, now, &ledger_, &result);
   times.compute_ms = MillisSince(compute_start);
   last_pass_ = now;
   if (!st.ok()) {

@@ -15,7 +15,7 @@ budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job, bud
   out.user = job.user;
   out.account = job.account;
   out.has_node = node != budget::kNoNode;
-  if (out.has_node) out.node_path = view.tree.node(node).path;
+  if (out.has_node) out.node_path = view.tree().node(node).path;
   out.gpus = static_cast<uint32_t>(job.gpus);
   out.contract_known = job.has_contract;
   out.min_runtime = job.has_contract ? job.contract.min_runtime : view.config.default_min_runtime;
@@ -41,13 +41,13 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
   report->recalc_interval = view.config.recalc_interval;
   report->capacity_gpus = capacity_gpus;
 
-  std::vector<budget::NodeActivity> activity(view.tree.size());
+  std::vector<budget::NodeActivity> activity(view.tree().size());
   report->jobs.clear();  // keeps its capacity
   for (const JobView& job : jobs) {
     bool pending = job.phase == JobPhase::kPending && !job.held;
     bool running = job.phase == JobPhase::kRunning;
     if (!pending && !running) continue;
-    budget::NodeId node = NodeOf(view.tree, job);
+    budget::NodeId node = NodeOf(view.tree(), job);
     if (node != budget::kNoNode) {
       (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
     }
@@ -56,10 +56,10 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
     if (running) report->jobs.push_back(ToSnapshotJob(view, job, node));
   }
   budget::Status st =
-      budget::BuildSnapshotNodes(view.tree, view.order, activity, now, ledger, report, kReportHistoryDepth,
+      budget::BuildSnapshotNodes(view.tree(), view.order, activity, now, ledger, report, kReportHistoryDepth,
                                  history_cache);
   if (!st.ok()) return st;
-  budget::RankSnapshotJobs(view.tree, view.order, &report->jobs);
+  budget::RankSnapshotJobs(view.tree(), view.order, &report->jobs);
   return budget::Status::Ok();
 }
 

@@ -22,7 +22,7 @@ budget::Status TreeReloader::LoadLastGood() {
   budget::AllocationTree tree;
   st = budget::AllocationTree::Parse(text, last_good_file_, &tree, nullptr);
   if (!st.ok()) return st;
-  tree_ = std::move(tree);
+  tree_ = std::make_shared<const budget::AllocationTree>(std::move(tree));
   ++generation_;
   tree_text_ = std::move(text);
   tree_origin_ = last_good_file_;
@@ -58,7 +58,7 @@ ReloadOutcome TreeReloader::Reload(budget::TimePoint now) {
     return outcome;
   }
   bool text_changed = text != tree_text_;
-  tree_ = std::move(tree);
+  tree_ = std::make_shared<const budget::AllocationTree>(std::move(tree));
   ++generation_;
   tree_text_ = std::move(text);
   tree_origin_ = source_.description();

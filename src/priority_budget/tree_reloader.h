@@ -19,6 +19,7 @@
 #define SLURM_BUDGET_PRIORITY_BUDGET_TREE_RELOADER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,8 +56,11 @@ class TreeReloader {
   void set_source(TreeSource source);
   const TreeSource& source() const { return source_; }
 
-  bool has_tree() const { return !tree_.empty(); }
-  const budget::AllocationTree& tree() const { return tree_; }
+  bool has_tree() const { return !tree_->empty(); }
+  const budget::AllocationTree& tree() const { return *tree_; }
+  // The same tree, shared: an order computed over it keeps it alive
+  // (OrderView) without a copy per pass.
+  const std::shared_ptr<const budget::AllocationTree>& shared_tree() const { return tree_; }
   // Changes whenever tree() is replaced (node ids of an older tree are
   // meaningless under the new one).
   uint64_t generation() const { return generation_; }
@@ -67,7 +71,7 @@ class TreeReloader {
   TreeSource source_;
   std::string last_good_file_;
   budget::Seconds refresh_;
-  budget::AllocationTree tree_;
+  std::shared_ptr<const budget::AllocationTree> tree_ = std::make_shared<const budget::AllocationTree>();
   uint64_t generation_ = 0;
   std::string tree_text_;
   std::string tree_origin_;
