@@ -170,7 +170,7 @@ int main() {
       st = budget::SaveLedger(ledger, ledger_file);
       if (!st.ok()) return st;
       const double t2 = ThreadCpuMs();
-      st = budget_prio::BuildReport(*result.view, jobs, kCapacityGpus, "bench", now, &ledger, &report, &history);
+      st = budget_prio::BuildReport(result, jobs, kCapacityGpus, "bench", now, &ledger, &report, &history);
       const double t_built = ThreadCpuMs();
       if (st.ok()) st = writer.Write(report, report_file, standings_file);
       if (!st.ok()) return st;

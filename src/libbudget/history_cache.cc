@@ -7,6 +7,43 @@
 
 namespace budget {
 
+void AddOwnSlots(const Ledger& ledger, const std::string& path, TimePoint first, Seconds width, size_t from,
+                 std::vector<double>* demand, std::vector<double>* delivered) {
+  const size_t slots = demand->size();
+  const TimePoint begin = first + static_cast<TimePoint>(from) * width;
+  const TimePoint end = first + static_cast<TimePoint>(slots) * width;
+  const struct {
+    Ledger::Series series;
+    std::vector<double>* into;
+  } wanted[] = {{Ledger::Series::kDemand, demand}, {Ledger::Series::kAllocated, delivered}};
+  for (const auto& w : wanted) {
+    Ledger::History read = ledger.SeriesHistory(path, w.series, begin, end, width);
+    for (size_t i = 0; i < read.gpu_seconds.size(); ++i) {
+      int64_t slot = (read.start - first) / width + static_cast<int64_t>(i);
+      if (slot >= static_cast<int64_t>(from) && static_cast<size_t>(slot) < slots) {
+        (*w.into)[slot] += read.gpu_seconds[i];
+      }
+    }
+  }
+}
+
+void SumSubtreesAndCapOwed(const AllocationTree& tree, double capacity_gpus, Seconds width, size_t from,
+                           std::vector<SnapshotHistory>* series) {
+  for (size_t id = tree.size(); id-- > 1;) {
+    SnapshotHistory& child = (*series)[id];
+    SnapshotHistory& parent = (*series)[static_cast<size_t>(tree.node(static_cast<NodeId>(id)).parent)];
+    for (size_t k = from; k < child.owed.size(); ++k) {
+      parent.owed[k] += child.owed[k];
+      parent.delivered[k] += child.delivered[k];
+    }
+  }
+  for (size_t id = 0; id < tree.size(); ++id) {
+    const double entitlement = tree.node(static_cast<NodeId>(id)).entitlement;
+    std::vector<double>& owed = (*series)[id].owed;
+    for (size_t k = from; k < owed.size(); ++k) owed[k] = OwedInHour(owed[k], entitlement, capacity_gpus, width);
+  }
+}
+
 bool SubtreeHistoryCache::SameTree(const AllocationTree& tree) const {
   if (tree.size() != paths_.size()) return false;
   for (size_t i = 0; i < tree.size(); ++i) {
@@ -59,49 +96,20 @@ void SubtreeHistoryCache::Shift(size_t shift) {
 
 void SubtreeHistoryCache::Recompute(const AllocationTree& tree, Ledger* ledger, size_t from) {
   if (from >= slots_) return;
-  const TimePoint begin = first_ + static_cast<TimePoint>(from) * width_;
-  const TimePoint end = first_ + static_cast<TimePoint>(slots_) * width_;
-  const size_t n = tree.size();
+  const auto at = [from](std::vector<double>& v) { return v.begin() + static_cast<std::ptrdiff_t>(from); };
   // Each node's own reads, as SubtreeDeliveredAndOwedInto makes them: zero,
-  // plus the ledger's sum per slot.
-  for (size_t id = 0; id < n; ++id) {
-    std::fill(own_demand_[id].begin() + static_cast<std::ptrdiff_t>(from), own_demand_[id].end(), 0.0);
-    std::fill(own_delivered_[id].begin() + static_cast<std::ptrdiff_t>(from), own_delivered_[id].end(), 0.0);
-    if (!ledger->HasPath(paths_[id])) continue;
-    const struct {
-      Ledger::Series series;
-      std::vector<double>* into;
-    } wanted[] = {{Ledger::Series::kDemand, &own_demand_[id]}, {Ledger::Series::kAllocated, &own_delivered_[id]}};
-    for (const auto& w : wanted) {
-      Ledger::History read = ledger->SeriesHistory(paths_[id], w.series, begin, end, width_);
-      for (size_t i = 0; i < read.gpu_seconds.size(); ++i) {
-        int64_t slot = (read.start - first_) / width_ + static_cast<int64_t>(i);
-        if (slot >= static_cast<int64_t>(from) && static_cast<size_t>(slot) < slots_) {
-          (*w.into)[slot] += read.gpu_seconds[i];
-        }
-      }
+  // plus the ledger's sum per slot; then the subtrees from them.
+  for (size_t id = 0; id < tree.size(); ++id) {
+    std::fill(at(own_demand_[id]), own_demand_[id].end(), 0.0);
+    std::fill(at(own_delivered_[id]), own_delivered_[id].end(), 0.0);
+    if (ledger->HasPath(paths_[id])) {
+      AddOwnSlots(*ledger, paths_[id], first_, width_, from, &own_demand_[id], &own_delivered_[id]);
     }
+    std::copy(at(own_demand_[id]), own_demand_[id].end(), at(subtree_[id].owed));
+    std::copy(at(own_delivered_[id]), own_delivered_[id].end(), at(subtree_[id].delivered));
   }
   slots_read_ += slots_ - from;
-  for (size_t id = 0; id < n; ++id) {
-    std::copy(own_demand_[id].begin() + static_cast<std::ptrdiff_t>(from), own_demand_[id].end(),
-              subtree_[id].owed.begin() + static_cast<std::ptrdiff_t>(from));
-    std::copy(own_delivered_[id].begin() + static_cast<std::ptrdiff_t>(from), own_delivered_[id].end(),
-              subtree_[id].delivered.begin() + static_cast<std::ptrdiff_t>(from));
-  }
-  // Children before parents, in SubtreeDeliveredAndOwedInto's order.
-  for (size_t id = n; id-- > 1;) {
-    SnapshotHistory& child = subtree_[id];
-    SnapshotHistory& parent = subtree_[static_cast<size_t>(parents_[id])];
-    for (size_t k = from; k < slots_; ++k) {
-      parent.owed[k] += child.owed[k];
-      parent.delivered[k] += child.delivered[k];
-    }
-  }
-  for (size_t id = 0; id < n; ++id) {
-    std::vector<double>& owed = subtree_[id].owed;
-    for (size_t k = from; k < slots_; ++k) owed[k] = OwedInHour(owed[k], entitlements_[id], capacity_gpus_, width_);
-  }
+  SumSubtreesAndCapOwed(tree, capacity_gpus_, width_, from, &subtree_);
 }
 
 void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpus, Seconds window, TimePoint now,

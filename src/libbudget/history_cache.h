@@ -37,6 +37,21 @@
 
 namespace budget {
 
+// The two steps of SubtreeDeliveredAndOwed (report_snapshot.h), over the
+// slots [from, slots) of the grid of `width`-wide slots that starts at
+// `first`, shared by it and the cache so that the rule lives once:
+//   - AddOwnSlots adds `path`'s own demand and allocated GPU-s per slot
+//     (one ledger read each) into demand[k] and delivered[k], which hold
+//     the grid's slot count;
+//   - SumSubtreesAndCapOwed adds each node's series into its parent's,
+//     children before parents (a child's id is above its parent's:
+//     tree.h), then caps each owed value at the node's entitlement
+//     (metrics.h OwedInHour).
+void AddOwnSlots(const Ledger& ledger, const std::string& path, TimePoint first, Seconds width, size_t from,
+                 std::vector<double>* demand, std::vector<double>* delivered);
+void SumSubtreesAndCapOwed(const AllocationTree& tree, double capacity_gpus, Seconds width, size_t from,
+                           std::vector<SnapshotHistory>* series);
+
 class SubtreeHistoryCache {
  public:
   // Brings histories() to SubtreeDeliveredAndOwed(tree, capacity_gpus,

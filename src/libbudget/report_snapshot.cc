@@ -17,7 +17,6 @@
 
 #include "libbudget/history_cache.h"
 #include "libbudget/json_writer.h"
-#include "libbudget/metrics.h"
 #include "libbudget/time_string.h"
 
 namespace budget {
@@ -911,13 +910,12 @@ void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpu
   }
   const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
   const TimePoint first = HistoryFirstSlot(now, window, width);
-  const TimePoint end = first + static_cast<TimePoint>(slots) * width;
   // Each node's own hourly demand and delivery (one ledger read per charged
-  // path), then subtrees summed in one reverse scan (a child's id is above
-  // its parent's: tree.h), then metrics.h caps each node's summed demand at
-  // its entitlement. O(nodes x hours), not O(nodes x depth x buckets).
-  // `owed` holds the demand until the cap; assign() keeps the vectors'
-  // memory, so a caller that keeps *out allocates nothing.
+  // path), then subtrees summed in one reverse scan, then each node's summed
+  // demand capped at its entitlement (history_cache.h: the steps are shared
+  // with SubtreeHistoryCache). O(nodes x hours), not O(nodes x depth x
+  // buckets). `owed` holds the demand until the cap; assign() keeps the
+  // vectors' memory, so a caller that keeps *out allocates nothing.
   for (size_t id = 0; id < tree.size(); ++id) {
     SnapshotHistory& h = (*out)[id];
     h.path = tree.node(static_cast<NodeId>(id)).path;
@@ -925,31 +923,9 @@ void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpu
     h.width = width;
     h.delivered.assign(slots, 0.0);
     h.owed.assign(slots, 0.0);
-    if (!ledger.HasPath(h.path)) continue;
-    const struct {
-      Ledger::Series series;
-      std::vector<double>* into;
-    } wanted[] = {{Ledger::Series::kDemand, &h.owed}, {Ledger::Series::kAllocated, &h.delivered}};
-    for (const auto& w : wanted) {
-      Ledger::History read = ledger.SeriesHistory(h.path, w.series, first, end, width);
-      for (size_t i = 0; i < read.gpu_seconds.size(); ++i) {
-        int64_t slot = (read.start - first) / width + static_cast<int64_t>(i);
-        if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += read.gpu_seconds[i];
-      }
-    }
+    if (ledger.HasPath(h.path)) AddOwnSlots(ledger, h.path, first, width, 0, &h.owed, &h.delivered);
   }
-  for (size_t id = tree.size(); id-- > 1;) {
-    SnapshotHistory& child = (*out)[id];
-    SnapshotHistory& parent = (*out)[tree.node(static_cast<NodeId>(id)).parent];
-    for (size_t k = 0; k < slots; ++k) {
-      parent.owed[k] += child.owed[k];
-      parent.delivered[k] += child.delivered[k];
-    }
-  }
-  for (size_t id = 0; id < tree.size(); ++id) {
-    const double entitlement = tree.node(static_cast<NodeId>(id)).entitlement;
-    for (double& owed : (*out)[id].owed) owed = OwedInHour(owed, entitlement, capacity_gpus, width);
-  }
+  SumSubtreesAndCapOwed(tree, capacity_gpus, width, 0, out);
 }
 
 std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,

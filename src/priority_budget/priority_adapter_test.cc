@@ -299,6 +299,14 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   // unallocated: a's min-runtime-0 job, then the unknown account's.
   assert_int_equal(result.priorities.size(), 5);  // the held job gets none
   assert_int_equal(result.prioritised, 5);
+  // The report's counts: a's three pending GPUs, b's one (the held job and
+  // the unknown account's count nowhere), nothing running.
+  const budget::AllocationTree& tree = *shared;
+  assert_int_equal(result.activity.size(), tree.size());
+  assert_true(result.activity[tree.Find("a")].pending_gpus == 3);
+  assert_true(result.activity[tree.Find("b")].pending_gpus == 1);
+  assert_true(result.activity[tree.Find("a")].running_gpus == 0);
+  assert_true(result.running_jobs.empty());
   assert_true(PriorityOf(result, 2) > PriorityOf(result, 1));
   // nice 0 -> user priority 10000 > nice 100 -> 9900, same node: higher.
   assert_true(PriorityOf(result, 1) > PriorityOf(result, 5));
@@ -327,6 +335,26 @@ void test_pass_orders_teams_by_usage_over_share(void** /*state*/) {
   jobs[1].nice = -60000;
   assert_true(budget_prio::ComputePriorities(shared, config, jobs, 8, 200, &ledger, &result).ok());
   assert_true(PriorityOf(result, 5) > PriorityOf(result, 2));
+}
+
+void test_pass_counts_what_the_report_shows(void** /*state*/) {
+  auto shared = std::make_shared<const budget::AllocationTree>(ParseTree(kTree));
+  const budget::AllocationTree& tree = *shared;
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  std::vector<JobView> jobs = {
+      Job(1, "acct_a", "x", JobPhase::kRunning, 4, 50),
+      Job(2, "acct_b", "carol", JobPhase::kPending, 2, 0),
+      Job(3, "acct_a", "x", JobPhase::kFinished, 8, 40),
+      Job(4, "acct_b", "bob", JobPhase::kRunning, 1, 60),
+  };
+  budget_prio::PassResult result;
+  assert_true(budget_prio::ComputePriorities(shared, config, jobs, 8, 100, &ledger, &result).ok());
+  assert_true((result.running_jobs == std::vector<size_t>{0, 3}));
+  assert_true(result.activity[tree.Find("a")].running_gpus == 4);
+  assert_true(result.activity[tree.Find("b")].pending_gpus == 2);
+  assert_true(result.activity[tree.Find("b/bob")].running_gpus == 1);
+  assert_true(result.activity[tree.Find("b")].running_gpus == 0);  // direct, not subtree
 }
 
 // --- the job view cache ----------------------------------------------------
@@ -603,6 +631,7 @@ int main(void) {
       cmocka_unit_test(test_finished_job_without_cursor),
       cmocka_unit_test(test_pending_demand),
       cmocka_unit_test(test_pass_orders_teams_by_usage_over_share),
+      cmocka_unit_test(test_pass_counts_what_the_report_shows),
       cmocka_unit_test(test_view_cache_rebuilds_only_what_changed),
       cmocka_unit_test(test_view_cache_follows_the_job_list),
       cmocka_unit_test(test_view_cache_resolves_nodes_per_tree),

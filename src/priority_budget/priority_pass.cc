@@ -48,18 +48,23 @@ budget::Status ComputePriorities(const std::shared_ptr<const budget::AllocationT
     usage[id] = ledger->WindowUsage(tree.node(static_cast<budget::NodeId>(id)).path,
                                     budget::Ledger::Series::kAllocated, now);
   }
+  PassResult out;
   std::vector<double> demand(tree.size(), 0.0);
-  for (const JobView& job : jobs) {
-    bool works = job.phase == JobPhase::kRunning || (job.phase == JobPhase::kPending && !job.held);
-    if (!works) continue;
+  out.activity.assign(tree.size(), budget::NodeActivity());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobView& job = jobs[i];
+    const bool running = job.phase == JobPhase::kRunning;
+    if (!running && !(job.phase == JobPhase::kPending && !job.held)) continue;
+    if (running) out.running_jobs.push_back(i);
     budget::NodeId node = NodeOf(tree, job);
-    if (node != budget::kNoNode) demand[node] += std::max(job.gpus, 1.0);
+    if (node == budget::kNoNode) continue;
+    demand[node] += std::max(job.gpus, 1.0);
+    (running ? out.activity[node].running_gpus : out.activity[node].pending_gpus) += job.gpus;
   }
   budget::Status st = view->order.Compute(tree, usage, demand, std::max(capacity_gpus, 1.0),
                                           ledger->options().window);
   if (!st.ok()) return st;
 
-  PassResult out;
   for (const JobView& job : jobs) {
     if (!WantsPriority(job)) continue;
     ++out.prioritised;

@@ -31,6 +31,7 @@
 #include "libbudget/config.h"
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
+#include "libbudget/report_snapshot.h"
 #include "libbudget/status.h"
 #include "libbudget/tree.h"
 #include "priority_budget/job_view.h"
@@ -69,6 +70,12 @@ struct PassResult {
   std::vector<std::pair<uint32_t, uint32_t>> priorities;
   // How many pending jobs got a priority (written or already right).
   size_t prioritised = 0;
+  // For the report (report_writer.h), gathered in the same sweep over the
+  // jobs as the demand: per tree node, the GPUs of its running and of its
+  // pending (not held) jobs; and the positions in `jobs` of the running
+  // jobs.
+  std::vector<budget::NodeActivity> activity;
+  std::vector<size_t> running_jobs;
   // Tree paths of the ranked nodes that have demand, in rank order (for the
   // "order of top allocations changed" log line).
   std::vector<std::string> ranked_paths_with_demand;

@@ -296,7 +296,7 @@ void RecalcThread::RunPass() {
   if (ReportDue(now)) {
     Clock::time_point report_start = Clock::now();
     double report_cpu_start = ThreadCpuMillis();
-    times.report_build_cpu_ms = WriteReport(*result.view, jobs, capacity_gpus, now);
+    times.report_build_cpu_ms = WriteReport(result, jobs, capacity_gpus, now);
     times.report_ms = MillisSince(report_start);
     times.report_cpu_ms = ThreadCpuMillis() - report_cpu_start;
     last_report_ = now;
@@ -314,10 +314,10 @@ bool RecalcThread::ReportDue(budget::TimePoint now) const {
   return now - last_report_ >= interval;
 }
 
-double RecalcThread::WriteReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                                  budget::TimePoint now) {
   double build_start = ThreadCpuMillis();
-  budget::Status st = BuildReport(view, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_,
+  budget::Status st = BuildReport(pass, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_,
                                    &history_cache_);
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   // sched/timeslice reads the standings alone: parsing the whole report

@@ -71,7 +71,7 @@ class RecalcThread {
   bool ReportDue(budget::TimePoint now) const;
   // Returns the thread CPU ms of building the snapshot (the rest of the
   // write is JSON text and the file).
-  double WriteReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+  double WriteReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                      budget::TimePoint now);
   void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed);
   void LogOrderChange(const std::vector<std::string>& ranked_paths);

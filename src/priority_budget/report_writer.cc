@@ -31,9 +31,10 @@ budget::SnapshotJob ToSnapshotJob(const OrderView& view, const JobView& job, bud
 
 }  // namespace
 
-budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
                            budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache) {
+  const OrderView& view = *pass.view;
   report->generated_at = now;
   report->tree_source = tree_source;
   report->window = ledger->options().window;
@@ -41,22 +42,14 @@ budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jo
   report->recalc_interval = view.config.recalc_interval;
   report->capacity_gpus = capacity_gpus;
 
-  std::vector<budget::NodeActivity> activity(view.tree().size());
+  // Pending jobs are counted (pass.activity), not listed: their place is
+  // their Slurm priority (report_snapshot.h, version 3).
   report->jobs.clear();  // keeps its capacity
-  for (const JobView& job : jobs) {
-    bool pending = job.phase == JobPhase::kPending && !job.held;
-    bool running = job.phase == JobPhase::kRunning;
-    if (!pending && !running) continue;
-    budget::NodeId node = NodeOf(view.tree(), job);
-    if (node != budget::kNoNode) {
-      (pending ? activity[node].pending_gpus : activity[node].running_gpus) += job.gpus;
-    }
-    // Pending jobs are counted, not listed: their place is their Slurm
-    // priority (report_snapshot.h, version 3).
-    if (running) report->jobs.push_back(ToSnapshotJob(view, job, node));
+  for (size_t i : pass.running_jobs) {
+    report->jobs.push_back(ToSnapshotJob(view, jobs[i], NodeOf(view.tree(), jobs[i])));
   }
   budget::Status st =
-      budget::BuildSnapshotNodes(view.tree(), view.order, activity, now, ledger, report, kReportHistoryDepth,
+      budget::BuildSnapshotNodes(view.tree(), view.order, pass.activity, now, ledger, report, kReportHistoryDepth,
                                  history_cache);
   if (!st.ok()) return st;
   budget::RankSnapshotJobs(view.tree(), view.order, &report->jobs);

@@ -33,12 +33,13 @@ namespace budget_prio {
 // (programs and their projects; the file stays small).
 constexpr int kReportHistoryDepth = 2;
 
-// Builds the snapshot of the pass at `now` over `view` (the order just
-// computed) and `jobs` (running ones are listed), in place:
+// Builds the snapshot of the pass at `now` from `pass` (the order just
+// computed over `jobs`, its per-node activity and its running jobs, which
+// are listed), in place:
 // the caller keeps `report` between passes so that its job list reuses its
 // memory. On error *report is unspecified (write nothing from it).
 // `history_cache` (kept by the caller, may be null): history_cache.h.
-budget::Status BuildReport(const OrderView& view, const std::vector<JobView>& jobs, double capacity_gpus,
+budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
                            budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache = nullptr);
 
