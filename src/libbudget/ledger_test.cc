@@ -343,6 +343,28 @@ void TestPathsAndForgetPath(void** /*state*/) {
   AssertNear(0, ledger.WindowUsage("llm", Series::kDemand, 300));
 }
 
+// What changed since the last look: the earliest bucket a charge touched
+// (a charge from before the window counts from the window's first bucket).
+void TestEarliestChange(void** /*state*/) {
+  Ledger ledger(SmallOptions());
+  assert_true(ledger.TakeEarliestChange() == Ledger::kAllChanged);  // never looked
+  assert_true(ledger.TakeEarliestChange() == Ledger::kNoneChanged);
+  ledger.Charge("a", Series::kAllocated, 10000, 10100, 1);
+  ledger.Charge("b", Series::kDemand, 9950, 10000, 1);  // demand: 900-s buckets
+  assert_int_equal(ledger.TakeEarliestChange(), 9900);   // b's bucket [9900, 10800)
+  ledger.Charge("a", Series::kAllocated, 10100, 10100, 1);  // empty: nothing
+  ledger.Charge("a", Series::kAllocated, 10200, 10300, 0);  // no GPUs: nothing
+  assert_true(ledger.TakeEarliestChange() == Ledger::kNoneChanged);
+  // Clipped to the window: the 12 buckets of 300 s ending with
+  // [10200, 10500) start at 6900.
+  ledger.Charge("a", Series::kAllocated, 0, 10500, 1);
+  assert_int_equal(ledger.TakeEarliestChange(), 6900);
+  assert_true(ledger.ForgetPath("b"));
+  assert_true(ledger.TakeEarliestChange() == Ledger::kAllChanged);
+  assert_false(ledger.ForgetPath("b"));
+  assert_true(ledger.TakeEarliestChange() == Ledger::kNoneChanged);
+}
+
 void TestExportImport(void** /*state*/) {
   Ledger ledger(SmallOptions());
   ledger.Charge("a", Series::kAllocated, 3300, 3900, 2.0);
@@ -405,6 +427,7 @@ int main(void) {
       cmocka_unit_test(TestMemoryPerPath),
       cmocka_unit_test(TestRunningSumDoesNotDrift),
       cmocka_unit_test(TestPathsAndForgetPath),
+      cmocka_unit_test(TestEarliestChange),
       cmocka_unit_test(TestExportImport),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
