@@ -25,8 +25,9 @@
 //     above shows (none is known) lives at most that long.
 // The fields that change without any sign (the phase, hold, operator
 // priority, priority, end time, and a started job's start time) are
-// re-read from the record at every pass (JobVolatile): plain numbers in
-// its first cache lines.
+// re-read from the record at every pass (JobVolatile): plain numbers of
+// the record, no strings.
+//
 // Nodes. Each view also carries the tree node it is charged to
 // (JobView::node), resolved once per view and tree: Resolve() resolves the
 // views built since the last call, or all of them when the tree changed
