@@ -10,7 +10,11 @@
 #   bench ctld_cpu_multifactor: <s> s      BENCH_PERIOD seconds, each plugin
 #                                          recomputing every 60 s
 #                                          (RecalcInterval=60 vs
-#                                          PriorityCalcPeriod=1)
+#                                          PriorityCalcPeriod=1), measured
+#                                          in two halves, in the order
+#                                          budget, multifactor, multifactor,
+#                                          budget (stderr: each half, and
+#                                          each thread's CPU)
 #   bench ctld_cpu_budget_report: <s> s    of which the sbudget report snapshot
 #   bench sbudget_explain_cpu: <s> s       `sbudget explain` of one pending job
 #   bench sbudget_explain_ctld_cpu: <s> s  slurmctld's CPU over that call (it
@@ -50,7 +54,10 @@ export BUILD_DIR=${BUILD_DIR:-$(cd .. && pwd)}
 JOBS=${BENCH_JOBS:-20000}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 PERIOD=${BENCH_PERIOD:-120}
-WARMUP=20
+HALF=$((PERIOD / 2))
+# Not a multiple of 60 s: each window of HALF (a multiple of 60) seconds then
+# holds the same number of 60-s passes of either plugin.
+WARMUP=45
 ACCOUNTING=${BENCH_ACCOUNTING:-}
 export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-bench-priority}
 cluster=$repo/scripts/cluster.sh
@@ -204,24 +211,36 @@ thread_cpu() {
            print FILENAME, name, f[12] + f[13] }' "$task/stat" 2>/dev/null
   done | sed 's|/proc/[0-9]*/task/\([0-9]*\)/stat|\1|'
 }
-# measure LABEL: slurmctld CPU seconds over PERIOD, after WARMUP. The CPU
-# of each thread (by name) over the period goes to stderr.
+# measure PLUGIN: slurmctld CPU seconds over HALF seconds, after WARMUP.
+# Appends "PLUGIN thread NAME SECONDS" for each thread, and "PLUGIN report
+# MS" for each report the plugin wrote in the window, to $work/threads.
 measure() {
   sleep "$WARMUP"
-  local start end before
+  local start end before first
   before=$(thread_cpu)
+  first=$(wc -l < "$log")
   start=$(cpu_seconds)
-  sleep "$PERIOD"
+  sleep "$HALF"
   end=$(cpu_seconds)
   { echo "$before" | sed 's/^/0 /'; thread_cpu | sed 's/^/1 /'; } |
     awk -v tck="$(getconf CLK_TCK)" -v label="$1" '
       $1 == 0 { start[$2] = $4; next }
-      { name[$3] = name[$3] ? name[$3] : $3; used[$3] += $4 - start[$2] }
-      END { for (n in used) if (used[n] > 0) printf "priority_budget_bench: %s: thread %s: %.2f s\n", label, n, used[n] / tck }' |
-    sort -t: -k3 -rn >&2
+      { used[$3] += $4 - start[$2] }
+      END { for (n in used) if (used[n] > 0) printf "%s thread %s %.2f\n", label, n, used[n] / tck }' >> "$work/threads"
+  tail -n +"$((first + 1))" "$log" |
+    sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)[,)].*/\1/p' |
+    awk -v label="$1" '{ print label, "report", $1 }' >> "$work/threads"
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'
 }
 set_recalc() { sed -i "s/^RecalcInterval=.*/RecalcInterval=$1/" "$CLUSTER_DIR/etc/budget.conf"; }
+# use PLUGIN: the next slurmctld runs priority/PLUGIN. DebugFlags=Priority
+# makes priority/budget log its passes (two lines a minute); under
+# multifactor it would log every job's priority, so it is off there.
+use() {
+  sed -i -e "s|^PriorityType=.*|PriorityType=priority/$1|" -e '/^DebugFlags=Priority$/d' "$conf"
+  [ "$1" = budget ] && echo "DebugFlags=Priority" >> "$conf"
+  "$cluster" restart-ctld >/dev/null
+}
 
 # Phase 1: pass time, priority/budget recomputing every 5 s.
 mark=$(wc -l < "$log")
@@ -233,18 +252,6 @@ pass_ms=$(tail -n +"$mark" "$log" |
   awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
 [ -n "$pass_ms" ] || { echo "bench priority_budget_bench: no pass with $JOBS jobs in $log" >&2; exit 1; }
 echo "bench priority_pass_live: $pass_ms ms"
-
-# Phase 2: controller CPU, priority/budget recomputing every 60 s (its
-# per-pass lines stay on: two lines a minute).
-set_recalc 60
-mark=$(wc -l < "$log")
-"$cluster" restart-ctld >/dev/null || exit 1
-cpu_budget=$(measure budget)
-echo "bench ctld_cpu_budget: $cpu_budget s"
-# Of which the report snapshot for sbudget (CPU of the writes logged in the
-# phase, warm-up included).
-tail -n +"$mark" "$log" | sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)[,)].*/\1/p' |
-  awk '{ s += $1 } END { printf "bench ctld_cpu_budget_report: %.2f s\n", s / 1000 }'
 
 # What `sbudget explain` of a pending job costs at this scale, now that it
 # asks slurmctld for every pending job (report version 3) instead of the
@@ -269,17 +276,42 @@ squeue_cpu=$(child_cpu /dev/null squeue -h -t PD -o %i,%Q)
 ctld_after=$(cpu_seconds)
 echo "bench squeue_pending_cpu: $squeue_cpu s"
 awk -v a="$ctld_before" -v b="$ctld_after" 'BEGIN { printf "bench squeue_pending_ctld_cpu: %.2f s\n", b - a }'
-sed -i '/^DebugFlags=Priority$/d' "$conf"
 
-# Phase 3: the same jobs under priority/multifactor (PriorityCalcPeriod=1 min).
-sed -i 's|^PriorityType=.*|PriorityType=priority/multifactor|' "$conf"
-"$cluster" restart-ctld >/dev/null || exit 1
-cpu_multifactor=$(measure multifactor)
+# Phases 2-5: controller CPU, each plugin recomputing every 60 s
+# (RecalcInterval=60, PriorityCalcPeriod=1), over two halves of PERIOD each,
+# in the order budget, multifactor, multifactor, budget: a drift of the
+# controller's background work over the run (state saves, the slurmdbd
+# agent, the page cache) then weighs the same on both sides, where
+# budget-then-multifactor charged all of it to one.
+set_recalc 60
+: > "$work/threads"
+cpu_budget=0 cpu_multifactor=0
+for plugin in budget multifactor multifactor budget; do
+  use "$plugin" || exit 1
+  cpu=$(measure "$plugin")
+  say "$plugin: slurmctld $cpu s over $HALF s"
+  if [ "$plugin" = budget ]; then
+    cpu_budget=$(awk -v a="$cpu_budget" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
+  else
+    cpu_multifactor=$(awk -v a="$cpu_multifactor" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
+  fi
+done
+# Each thread's CPU over both halves, side by side.
+awk '$2 == "thread" { used[$3, $1] += $4; names[$3] = 1 }
+     END { for (n in names) printf "priority_budget_bench: thread %s: budget %.2f s, multifactor %.2f s\n",
+                                   n, used[n, "budget"], used[n, "multifactor"] }' "$work/threads" |
+  sort -t, -k1 >&2
+echo "bench ctld_cpu_budget: $cpu_budget s"
+# Of which the sbudget report snapshot (CPU of the writes in the windows).
+awk '$1 == "budget" && $2 == "report" { s += $3 } END { printf "bench ctld_cpu_budget_report: %.2f s\n", s / 1000 }' "$work/threads"
 echo "bench ctld_cpu_multifactor: $cpu_multifactor s"
+
 # Evidence of what multifactor computed: sprio for one more job of
 # acct0001 (FAIRSHARE is 0 without slurmdbd), and with slurmdbd sshare's
 # associations. sprio lists only eligible jobs, and the bench's are not
 # (begin time ahead): this one is, and waits in the partition set down for it.
+use multifactor || exit 1
+sleep 5
 if [ "$ACCOUNTING" = slurmdbd ]; then
   say "multifactor fair share: sshare: $(sshare -h -a -P -o account,user | grep -c '^ *acct[0-9]*|root$') user associations under acct*; account|user|NormShares|FairShare: $(sshare -h -a -P -o account,user,normshares,fairshare | grep '^ *acct0001|' | tr -d ' ' | tr '\n' ' ')"
 fi
