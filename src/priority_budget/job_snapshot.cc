@@ -86,7 +86,7 @@ JobView ViewOfJob(const void* job_record) {
   view.start_time = job->start_time;
   if (job->details) {
     view.submit_time = job->details->submit_time;
-    view.nice = static_cast<int64_t>(job->details->nice) - NICE_OFFSET;
+    view.nice = static_cast<int32_t>(static_cast<int64_t>(job->details->nice) - NICE_OFFSET);
   }
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
   ApplyVolatile(VolatileOf(job, phase), &view);

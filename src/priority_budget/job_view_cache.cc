@@ -55,7 +55,12 @@ JobView* JobViewCache::Reuse(uint32_t job_id, const JobFingerprint& fingerprint,
   seen_[located_] = 1;
   cursor_ = located_ + 1;
   JobView* view = &views_[located_];
-  if (full_ || fingerprints_[located_] != fingerprint || view->priority != fields.priority ||
+  // A view's phase is its fingerprint's (both are read from one record, and
+  // a view is reused only while they match), and a pending job's
+  // fingerprint is its phase alone: pending then and now, nothing else to
+  // compare, and the 96-byte fingerprint is not read.
+  const bool still_pending = fingerprint.phase == JobPhase::kPending && view->phase == JobPhase::kPending;
+  if (full_ || (!still_pending && fingerprints_[located_] != fingerprint) || view->priority != fields.priority ||
       (!changed_.empty() && changed_.count(job_id) != 0)) {
     return nullptr;
   }

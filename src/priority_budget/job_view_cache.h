@@ -64,7 +64,8 @@
 
 namespace budget_prio {
 
-// What must be unchanged for a cached view to stand (see above).
+// What must be unchanged for a cached view to stand (see above). A pending
+// job's holds its phase and nothing else (Reuse relies on it).
 struct JobFingerprint {
   std::array<uintptr_t, 8> strings{};  // addresses of the strings parsed
   uintptr_t details = 0;

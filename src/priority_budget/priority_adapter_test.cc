@@ -96,6 +96,25 @@ void test_user_priority_from_nice(void** /*state*/) {
   for (const auto& c : cases) assert_int_equal(budget_prio::UserPriorityFromNice(c.nice), c.want);
 }
 
+// job_view.h's layout: what the pass's sweeps read sits in the first cache
+// line of a view, and every view starts one.
+void test_job_view_sweep_fields_fit_one_cache_line(void** /*state*/) {
+  std::vector<JobView> views(3);
+  const char* base = reinterpret_cast<const char*>(&views[1]);
+  assert_int_equal(reinterpret_cast<uintptr_t>(base) % 64, 0);
+  assert_int_equal(sizeof(JobView) % 64, 0);
+  const JobView& v = views[1];
+  auto end_of = [&](const auto& field) {
+    return static_cast<size_t>(reinterpret_cast<const char*>(&field) - base) + sizeof field;
+  };
+  for (size_t end : {end_of(v.job_id), end_of(v.priority), end_of(v.node), end_of(v.nice), end_of(v.phase),
+                     end_of(v.held), end_of(v.fixed_priority), end_of(v.node_resolved),
+                     end_of(v.has_contract), end_of(v.gpus), end_of(v.submit_time), end_of(v.start_time),
+                     end_of(v.contract)}) {
+    assert_true(end <= 64);
+  }
+}
+
 void test_gpu_count_from_tres(void** /*state*/) {
   struct { const char* tres; double want; } cases[] = {
       {"cpu=1,mem=1000M,node=1,billing=1,gres/gpu=2", 2},
@@ -365,10 +384,12 @@ using budget_prio::JobVolatile;
 
 // A fingerprint as job_snapshot.cc takes it; `strings` stands for the
 // addresses of the record's strings.
+// As job_snapshot.cc's FingerprintOf makes them: a pending job's is its
+// phase alone.
 JobFingerprint Print(uintptr_t strings, JobPhase phase = JobPhase::kPending) {
   JobFingerprint print;
-  print.strings.fill(strings);
   print.phase = phase;
+  if (phase != JobPhase::kPending) print.strings.fill(strings);
   return print;
 }
 
@@ -434,32 +455,49 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   assert_int_equal(cache.built(), 1);
   assert_int_equal(CachePass(&cache, {1, 2, 3}), 2);  // 1 released (10), 3 set back to 30
   assert_int_equal(CachePass(&cache, {1, 2, 3}), 0);
-  // A string moved (Slurm replaced it), the phase changed, slurmctld marked
-  // the job changed, or a full rebuild: the view is built again.
+  // The phase changed (the job started), a running job's string moved
+  // (Slurm replaced it), slurmctld marked the job changed, or a full
+  // rebuild: the view is built again.
   cache.BeginPass({}, false);
-  assert_null(cache.Reuse(1, Print(2), Fields(10)));
-  cache.Store(Job(1, "acct_b", "x", JobPhase::kPending, 1, 0), Print(2));
+  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
   assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
   JobView started = Job(2, "acct_a", "x", JobPhase::kRunning, 1, 0);
   started.priority = 20;
   cache.Store(started, Print(1, JobPhase::kRunning));
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
-  assert_int_equal(cache.built(), 2);
-  // A running job's start time is re-read.
+  assert_int_equal(cache.built(), 1);
+  // A running job's start time is re-read; its strings are compared.
   cache.BeginPass({}, false);
-  assert_non_null(cache.Reuse(1, Print(2), Fields(0)));
+  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
   view = cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning));
   assert_non_null(view);
   assert_int_equal(view->start_time, 400);
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 0);
-  assert_string_equal(cache.views()[0].account.c_str(), "acct_b");  // rebuilt in place
+  cache.BeginPass({}, false);
+  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
+  assert_null(cache.Reuse(2, Print(2, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
+  JobView moved = Job(2, "acct_b", "x", JobPhase::kRunning, 1, 0);
+  moved.priority = 20;
+  cache.Store(moved, Print(2, JobPhase::kRunning));
+  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
+  cache.EndPass();
+  assert_int_equal(cache.built(), 1);
+  assert_string_equal(cache.views()[1].account.c_str(), "acct_b");  // rebuilt in place
   assert_true((CachedIds(&cache) == std::vector<uint32_t>{1, 2, 3}));
-  // Back to the first prints (1, 2 differ from what was stored) with 3
-  // marked changed: all three built.
-  assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {3}), 3);
+  // Requeued: running -> pending is a change of phase, built again.
+  cache.BeginPass({}, false);
+  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
+  assert_null(cache.Reuse(2, Print(2), Fields(20)));
+  cache.Store(Job(2, "acct_b", "x", JobPhase::kPending, 1, 0), Print(2));
+  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
+  cache.EndPass();
+  assert_int_equal(cache.built(), 1);
+  // 2's view is pending now (priority 0) and 3 is marked changed: 2 and 3
+  // built.
+  assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {3}), 2);
   assert_int_equal(CachePass(&cache, {1, 2, 3}), 0);
   assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {2}), 1);
   assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {}, true), 3);
@@ -621,6 +659,7 @@ void test_atomic_write_and_set_aside(void** /*state*/) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_user_priority_from_nice),
+      cmocka_unit_test(test_job_view_sweep_fields_fit_one_cache_line),
       cmocka_unit_test(test_gpu_count_from_tres),
       cmocka_unit_test(test_gpu_count_from_gres_spec),
       cmocka_unit_test(test_running_job_charged_from_cursor_never_twice),
