@@ -112,6 +112,17 @@ void SubtreeHistoryCache::Recompute(const AllocationTree& tree, Ledger* ledger, 
   SumSubtreesAndCapOwed(tree, capacity_gpus_, width_, from, &subtree_);
 }
 
+void SubtreeHistoryCache::SumHeads() {
+  delivered_head_.assign(subtree_.size(), 0.0);
+  owed_head_.assign(subtree_.size(), 0.0);
+  for (size_t id = 0; id < subtree_.size(); ++id) {
+    const SnapshotHistory& h = subtree_[id];
+    for (size_t k = 0; k + 1 < h.delivered.size(); ++k) delivered_head_[id] += h.delivered[k];
+    for (size_t k = 0; k + 1 < h.owed.size(); ++k) owed_head_[id] += h.owed[k];
+  }
+  heads_valid_ = true;
+}
+
 void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpus, Seconds window, TimePoint now,
                                  Ledger* ledger) {
   slots_read_ = 0;
@@ -124,6 +135,8 @@ void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpu
     valid_ = false;
     paths_.clear();
     subtree_.assign(tree.size(), SnapshotHistory());
+    SumHeads();
+    heads_valid_ = false;
     return;
   }
   const size_t slots = static_cast<size_t>(std::max<int64_t>(1, window / width));
@@ -148,6 +161,8 @@ void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpu
   first_ = first;
   for (SnapshotHistory& h : subtree_) h.start = first;
   Recompute(tree, ledger, from);
+  // The heads stand while slots [0, slots - 1) are those they summed.
+  if (!(heads_valid_ && kept_ && shift_ == 0 && changed_from_ + 1 >= slots_)) SumHeads();
 }
 
 }  // namespace budget

@@ -59,6 +59,14 @@ class SubtreeHistoryCache {
   void Update(const AllocationTree& tree, double capacity_gpus, Seconds window, TimePoint now, Ledger* ledger);
   // Indexed by NodeId of the tree last given.
   const std::vector<SnapshotHistory>& histories() const { return subtree_; }
+  // The sums of histories()[id]'s delivered and owed values over the whole
+  // window, as a loop from the first slot to the last would add them (so
+  // bitwise equal to it): the sum of all slots but the last is kept from
+  // one Update to the next while those slots are unchanged, which is every
+  // pass within the same hour; a report then reads two values per node
+  // rather than its 2 x 168 (2.7 MB over 1,000 nodes).
+  double delivered_total(size_t id) const { return Total(delivered_head_[id], subtree_[id].delivered); }
+  double owed_total(size_t id) const { return Total(owed_head_[id], subtree_[id].owed); }
   // Slots read from the ledger by the last Update (per node); for tests.
   size_t slots_read() const { return slots_read_; }
   // What the last Update changed: with kept(), every series moved down by
@@ -77,6 +85,12 @@ class SubtreeHistoryCache {
   // and caps owed over those slots.
   void Recompute(const AllocationTree& tree, Ledger* ledger, size_t from);
 
+  static double Total(double head, const std::vector<double>& series) {
+    return series.empty() ? 0.0 : head + series.back();
+  }
+  // Sums every series' slots but the last into the heads.
+  void SumHeads();
+
   bool valid_ = false;
   std::vector<std::string> paths_;
   std::vector<NodeId> parents_;
@@ -90,6 +104,10 @@ class SubtreeHistoryCache {
   std::vector<std::vector<double>> own_demand_;
   std::vector<std::vector<double>> own_delivered_;
   std::vector<SnapshotHistory> subtree_;
+  // Per node: the sum of subtree_'s slots [0, slots - 1), when heads_valid_.
+  std::vector<double> delivered_head_;
+  std::vector<double> owed_head_;
+  bool heads_valid_ = false;
   size_t slots_read_ = 0;
   bool kept_ = false;
   size_t shift_ = 0;

@@ -1036,10 +1036,15 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     n.unallocated = ledger->WindowUsage(t.path, Ledger::Series::kUnallocated, now);
     n.running_gpus = activity.empty() ? 0.0 : activity[i].running_gpus;
     n.pending_gpus = activity.empty() ? 0.0 : activity[i].pending_gpus;
-    n.delivered = 0.0;
-    n.owed = 0.0;
-    for (double v : metrics[i].delivered) n.delivered += v;
-    for (double v : metrics[i].owed) n.owed += v;
+    if (history_cache != nullptr) {
+      n.delivered = history_cache->delivered_total(i);
+      n.owed = history_cache->owed_total(i);
+    } else {
+      n.delivered = 0.0;
+      n.owed = 0.0;
+      for (double v : metrics[i].delivered) n.delivered += v;
+      for (double v : metrics[i].owed) n.owed += v;
+    }
   }
   // Subtree sums of the direct figures, children before parents.
   for (size_t i = tree.size(); i-- > 1;) {
