@@ -214,7 +214,9 @@ Ledger::Ring* Ledger::FindMutableRing(const std::string& path, Series series) {
 }
 
 Ledger::Ring* Ledger::MutableRing(const std::string& path, Series series) {
-  Ring* ring = &paths_[path].rings[static_cast<int>(series)];
+  auto [entry, added] = paths_.try_emplace(path);
+  if (added) ++paths_generation_;
+  Ring* ring = &entry->second.rings[static_cast<int>(series)];
   RingOps(ring, BucketCount(series)).Allocate();
   return ring;
 }
@@ -319,6 +321,7 @@ bool Ledger::HasPath(const std::string& path) const {
 
 bool Ledger::ForgetPath(const std::string& path) {
   if (paths_.erase(path) == 0) return false;
+  ++paths_generation_;
   earliest_change_ = kAllChanged;
   return true;
 }
@@ -350,13 +353,34 @@ Ledger::RawSeries Ledger::ExportSeries(const std::string& path,
 
 void Ledger::ExportSeries(const std::string& path, Series series,
                           RawSeries* out) const {
-  const Ring* ring = FindRing(path, series);
+  ExportRing(FindRing(path, series), BucketCount(series), out);
+}
+
+void Ledger::ExportAllSeries(
+    const std::function<void(const std::string& path, const RawSeries (&series)[kSeriesCount])>& visit) const {
+  if (sorted_generation_ != paths_generation_) {
+    sorted_.clear();
+    sorted_.reserve(paths_.size());
+    for (const auto& entry : paths_) sorted_.push_back(&entry);
+    std::sort(sorted_.begin(), sorted_.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    sorted_generation_ = paths_generation_;
+  }
+  RawSeries raw[kSeriesCount];
+  for (const auto* entry : sorted_) {
+    for (int s = 0; s < kSeriesCount; ++s) {
+      const Ring& ring = entry->second.rings[s];
+      ExportRing(ring.slots ? &ring : nullptr, BucketCount(static_cast<Series>(s)), &raw[s]);
+    }
+    visit(entry->first, raw);
+  }
+}
+
+void Ledger::ExportRing(const Ring* ring, int64_t n, RawSeries* out) {
   if (ring == nullptr) {
     out->head = kNoHead;
     out->values.clear();
     return;
   }
-  const int64_t n = BucketCount(series);
   out->head = ring->head;
   out->values.resize(n);
   // The ring from the oldest retained bucket on: two contiguous runs.

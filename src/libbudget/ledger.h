@@ -61,11 +61,13 @@
 //
 // Thread safety: none. A Ledger is a plain value; callers serialise all
 // access (the priority plugin holds its own mutex). Even const queries must
-// not run concurrently with mutations.
+// not run concurrently with mutations, nor ExportAllSeries with another
+// (it keeps its sorted order in the object).
 #ifndef SLURM_BUDGET_LIBBUDGET_LEDGER_H_
 #define SLURM_BUDGET_LIBBUDGET_LEDGER_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -190,6 +192,12 @@ class Ledger {
   // The same into *out, reusing its memory (for saving many series).
   void ExportSeries(const std::string& path, Series series,
                     RawSeries* out) const;
+  // Calls visit(path, series) for every path, in sorted order (the file
+  // format's), series[s] the export of Series s: the saver's walk, without a
+  // lookup per series; the sorted order is kept from one call to the next
+  // while no path is added or dropped. `visit` must not change the ledger.
+  void ExportAllSeries(
+      const std::function<void(const std::string& path, const RawSeries (&series)[kSeriesCount])>& visit) const;
   // Replaces a series with `raw` (values.size() must equal the series's
   // bucket count); InvalidArgument otherwise.
   Status ImportSeries(const std::string& path, Series series,
@@ -228,8 +236,16 @@ class Ledger {
   Ring* MutableRing(const std::string& path, Series series);
   int64_t BucketCount(Series series) const;
 
+  static void ExportRing(const Ring* ring, int64_t n, RawSeries* out);
+
   Options options_;
   std::unordered_map<std::string, PathUsage> paths_;
+  // ExportAllSeries' order: the map's entries (whose addresses a rehash
+  // keeps) sorted by path, valid while sorted_generation_ is
+  // paths_generation_, which moves when a path is added or dropped.
+  uint64_t paths_generation_ = 0;
+  mutable uint64_t sorted_generation_ = UINT64_MAX;
+  mutable std::vector<const std::pair<const std::string, PathUsage>*> sorted_;
   std::unordered_map<uint32_t, TimePoint> cursors_;
   TimePoint earliest_change_ = kAllChanged;
 };

@@ -157,37 +157,32 @@ size_t FirstNonZero(const std::vector<float>& values) {
 
 // The payload's size, computed before writing it because the header that
 // precedes it (and that the CRC covers first) states it.
-uint64_t PayloadSize(const Ledger& ledger, const std::vector<std::string>& paths) {
+uint64_t PayloadSize(const Ledger& ledger) {
   uint64_t size = 3 * 8 + 4;
-  Ledger::RawSeries raw;
-  for (const std::string& path : paths) {
+  ledger.ExportAllSeries([&size](const std::string& path, const Ledger::RawSeries (&series)[Ledger::kSeriesCount]) {
     size += 4 + path.size();
-    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
-      ledger.ExportSeries(path, static_cast<Series>(s), &raw);
+    for (const Ledger::RawSeries& raw : series) {
       size += 1;
       if (raw.head != Ledger::kNoHead) size += 8 + 4 + 4 * (raw.values.size() - FirstNonZero(raw.values));
     }
-  }
+  });
   return size + 4 + 12 * uint64_t{ledger.job_count()};
 }
 
 void Encode(const Ledger& ledger, ChunkWriter* out) {
-  const std::vector<std::string> paths = ledger.Paths();
   out->Bytes(kMagic, sizeof kMagic);
   out->U32(kLedgerFileVersion);
-  out->U64(PayloadSize(ledger, paths));
+  out->U64(PayloadSize(ledger));
 
   const Ledger::Options& o = ledger.options();
   out->I64(o.window);
   out->I64(o.bucket_width);
   out->I64(o.report_bucket_width);
-  out->U32(static_cast<uint32_t>(paths.size()));
-  Ledger::RawSeries raw;
-  for (const std::string& path : paths) {
+  out->U32(static_cast<uint32_t>(ledger.path_count()));
+  ledger.ExportAllSeries([out](const std::string& path, const Ledger::RawSeries (&series)[Ledger::kSeriesCount]) {
     out->U32(static_cast<uint32_t>(path.size()));
     out->Bytes(path.data(), path.size());
-    for (int s = 0; s < Ledger::kSeriesCount; ++s) {
-      ledger.ExportSeries(path, static_cast<Series>(s), &raw);
+    for (const Ledger::RawSeries& raw : series) {
       if (raw.head == Ledger::kNoHead) {
         out->U8(0);
         continue;
@@ -198,7 +193,7 @@ void Encode(const Ledger& ledger, ChunkWriter* out) {
       out->U32(static_cast<uint32_t>(raw.values.size() - first));
       out->Floats(raw.values.data() + first, raw.values.size() - first);
     }
-  }
+  });
   auto cursors = ledger.JobCursors();
   std::sort(cursors.begin(), cursors.end());
   out->U32(static_cast<uint32_t>(cursors.size()));

@@ -365,6 +365,48 @@ void TestEarliestChange(void** /*state*/) {
   assert_true(ledger.TakeEarliestChange() == Ledger::kNoneChanged);
 }
 
+// ExportAllSeries: every path in sorted order with its three series as
+// ExportSeries gives them, and the order follows paths added and dropped
+// between calls (it is kept from one call to the next).
+void TestExportAllSeries(void** /*state*/) {
+  Ledger ledger(SmallOptions());
+  auto visited = [&ledger]() {
+    std::vector<std::string> paths;
+    ledger.ExportAllSeries([&](const std::string& path, const Ledger::RawSeries (&series)[Ledger::kSeriesCount]) {
+      paths.push_back(path);
+      for (int s = 0; s < Ledger::kSeriesCount; ++s) {
+        Ledger::RawSeries want = ledger.ExportSeries(path, static_cast<Series>(s));
+        assert_int_equal(series[s].head, want.head);
+        assert_true(series[s].values == want.values);
+      }
+    });
+    return paths;
+  };
+  assert_int_equal(visited().size(), 0);
+  ledger.Charge("robotics", Series::kAllocated, 0, 300, 1.0);
+  ledger.Charge("llm", Series::kDemand, 0, 300, 2.0);
+  assert_true(visited() == (std::vector<std::string>{"llm", "robotics"}));
+  ledger.Charge("llm/pretrain", Series::kUnallocated, 300, 900, 1.5);
+  ledger.Charge("llm", Series::kAllocated, 600, 900, 3.0);  // a path it has: no new entry
+  assert_true(visited() == (std::vector<std::string>{"llm", "llm/pretrain", "robotics"}));
+  assert_true(ledger.ForgetPath("llm"));
+  assert_true(visited() == (std::vector<std::string>{"llm/pretrain", "robotics"}));
+  ledger.Charge("alpha", Series::kAllocated, 0, 300, 1.0);
+  assert_true(ledger.ForgetPath("robotics"));  // as many paths as at the last call
+  assert_true(visited() == (std::vector<std::string>{"alpha", "llm/pretrain"}));
+  ledger.Charge("llm", Series::kAllocated, 0, 300, 1.0);
+  assert_true(visited() == (std::vector<std::string>{"alpha", "llm", "llm/pretrain"}));
+  Ledger moved = std::move(ledger);
+  ledger = Ledger(SmallOptions());
+  ledger.Charge("zeta", Series::kDemand, 0, 300, 1.0);
+  assert_true(visited() == (std::vector<std::string>{"zeta"}));
+  std::vector<std::string> moved_paths;
+  moved.ExportAllSeries([&](const std::string& path, const Ledger::RawSeries (&)[Ledger::kSeriesCount]) {
+    moved_paths.push_back(path);
+  });
+  assert_true(moved_paths == (std::vector<std::string>{"alpha", "llm", "llm/pretrain"}));
+}
+
 void TestExportImport(void** /*state*/) {
   Ledger ledger(SmallOptions());
   ledger.Charge("a", Series::kAllocated, 3300, 3900, 2.0);
@@ -428,6 +470,7 @@ int main(void) {
       cmocka_unit_test(TestRunningSumDoesNotDrift),
       cmocka_unit_test(TestPathsAndForgetPath),
       cmocka_unit_test(TestEarliestChange),
+      cmocka_unit_test(TestExportAllSeries),
       cmocka_unit_test(TestExportImport),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
