@@ -135,7 +135,8 @@ void SubtreeHistoryCache::Update(const AllocationTree& tree, double capacity_gpu
     valid_ = false;
     paths_.clear();
     subtree_.assign(tree.size(), SnapshotHistory());
-    SumHeads();
+    delivered_head_.assign(tree.size(), 0.0);  // every series is empty: totals 0
+    owed_head_.assign(tree.size(), 0.0);
     heads_valid_ = false;
     return;
   }

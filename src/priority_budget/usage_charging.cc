@@ -70,11 +70,15 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
         // Requeued (preempted, drained, scontrol requeue): back to pending
         // with end_time = when its run ended. The run since the last pass
         // is charged now; a new run starts its own charge (start > cursor).
-        budget::TimePoint cursor = ledger->ChargedUntil(job.job_id);
-        budget::TimePoint end = std::min(job.end_time, now);
-        if (cursor > 0 && end > cursor && job.start_time < end) {
-          ChargeRunning(job, path, occupancy, end, ledger, &stats);
-          ++stats.requeued;
+        // (end_time is read only for a job with a cursor: it is outside
+        // the view's first cache line, job_view.h.)
+        const budget::TimePoint cursor = ledger->ChargedUntil(job.job_id);
+        if (cursor > 0) {
+          const budget::TimePoint end = std::min(job.end_time, now);
+          if (end > cursor && job.start_time < end) {
+            ChargeRunning(job, path, occupancy, end, ledger, &stats);
+            ++stats.requeued;
+          }
         }
         if (!job.held && job.gpus > 0) pending_gpus[node] += job.gpus;
         ++stats.pending;
