@@ -22,6 +22,12 @@
 #   bench squeue_pending_cpu: <s> s        the same two figures for
 #   bench squeue_pending_ctld_cpu: <s> s   `squeue -t PD -o %i,%Q`, for scale
 #   bench ctld_cpu_ratio: <x> x            budget / multifactor
+#   bench ctld_oncpu_budget: <s> s         the same windows by the scheduler's
+#   bench ctld_oncpu_multifactor: <s> s    exact on-CPU clock (schedstat),
+#   bench ctld_oncpu_ratio: <x> x          summed over slurmctld's threads
+#                                          alive through each window; the
+#                                          tick totals above charge a whole
+#                                          tick to the thread it lands on
 #
 # The baseline is priority/multifactor as production sites run it: with
 # accounting through a real slurmdbd (backed by MariaDB), so that it computes
@@ -202,14 +208,20 @@ fi
 
 ctld_pid() { cat "$CLUSTER_DIR/run/slurmctld.mypid"; }
 cpu_seconds() { awk -v tck="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / tck }' "/proc/$(ctld_pid)/stat"; }
-# thread_cpu: "tid name ticks" for every thread of slurmctld.
+# thread_cpu: "tid name ticks on_cpu_ns wakeups" for every thread of
+# slurmctld: utime + stime in clock ticks (what the process total counts,
+# charged a tick at a time), the scheduler's exact on-CPU time
+# (schedstat), and the voluntary context switches (times it slept and woke).
 thread_cpu() {
   local task
   for task in /proc/"$(ctld_pid)"/task/*; do
-    awk '{ match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2)
-           n = split(substr($0, RSTART + RLENGTH + 1), f, " ")
-           print FILENAME, name, f[12] + f[13] }' "$task/stat" 2>/dev/null
-  done | sed 's|/proc/[0-9]*/task/\([0-9]*\)/stat|\1|'
+    { cat "$task/stat"; cat "$task/schedstat"; grep '^voluntary_ctxt_switches' "$task/status"; } 2>/dev/null |
+      awk -v tid="${task##*/}" '
+        NR == 1 { match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2)
+                  split(substr($0, RSTART + RLENGTH + 1), f, " "); ticks = f[12] + f[13]; next }
+        NR == 2 { oncpu = $1; next }
+        NR == 3 { print tid, name, ticks, oncpu, $2 }'
+  done
 }
 # measure PLUGIN: slurmctld CPU seconds over HALF seconds, after WARMUP.
 # Appends "PLUGIN thread NAME SECONDS" for each thread, and "PLUGIN report
@@ -224,9 +236,10 @@ measure() {
   end=$(cpu_seconds)
   { echo "$before" | sed 's/^/0 /'; thread_cpu | sed 's/^/1 /'; } |
     awk -v tck="$(getconf CLK_TCK)" -v label="$1" '
-      $1 == 0 { start[$2] = $4; next }
-      { used[$3] += $4 - start[$2] }
-      END { for (n in used) if (used[n] > 0) printf "%s thread %s %.2f\n", label, n, used[n] / tck }' >> "$work/threads"
+      $1 == 0 { t0[$2] = $4; c0[$2] = $5; w0[$2] = $6; next }
+      ($2 in t0) { used[$3] += $4 - t0[$2]; oncpu[$3] += $5 - c0[$2]; woke[$3] += $6 - w0[$2] }
+      END { for (n in used) if (used[n] > 0 || oncpu[n] > 1e7)
+              printf "%s thread %s %.2f %.4f %d\n", label, n, used[n] / tck, oncpu[n] / 1e9, woke[n] }' >> "$work/threads"
   tail -n +"$((first + 1))" "$log" |
     sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)[,)].*/\1/p' |
     awk -v label="$1" '{ print label, "report", $1 }' >> "$work/threads"
@@ -296,11 +309,22 @@ for plugin in budget multifactor multifactor budget; do
     cpu_multifactor=$(awk -v a="$cpu_multifactor" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
   fi
 done
-# Each thread's CPU over both halves, side by side.
-awk '$2 == "thread" { used[$3, $1] += $4; names[$3] = 1 }
-     END { for (n in names) printf "priority_budget_bench: thread %s: budget %.2f s, multifactor %.2f s\n",
-                                   n, used[n, "budget"], used[n, "multifactor"] }' "$work/threads" |
-  sort -t, -k1 >&2
+# Each thread's CPU over both halves, side by side: in ticks (as the
+# totals above), on the CPU by the scheduler's clock, and how often it woke.
+# (Threads of the same name are summed: slurmctld's unnamed threads all
+# carry its name.)
+awk '$2 == "thread" { used[$3, $1] += $4; oncpu[$3, $1] += $5; woke[$3, $1] += $6; names[$3] = 1 }
+     END { for (n in names)
+             printf "priority_budget_bench: thread %s: budget %.2f s (on cpu %.3f s, %d wakeups), multifactor %.2f s (on cpu %.3f s, %d wakeups)\n",
+                    n, used[n, "budget"], oncpu[n, "budget"], woke[n, "budget"],
+                    used[n, "multifactor"], oncpu[n, "multifactor"], woke[n, "multifactor"] }' "$work/threads" |
+  sort >&2
+# The same on-CPU clock summed over the threads alive through each window
+# (threads that came and went, e.g. RPC handlers, are in the tick totals
+# only).
+awk '$2 == "thread" { s[$1] += $5 }
+     END { printf "bench ctld_oncpu_budget: %.3f s\nbench ctld_oncpu_multifactor: %.3f s\n", s["budget"], s["multifactor"]
+           printf "bench ctld_oncpu_ratio: %.2f x\n", (s["multifactor"] > 0 ? s["budget"] / s["multifactor"] : 0) }' "$work/threads"
 echo "bench ctld_cpu_budget: $cpu_budget s"
 # Of which the sbudget report snapshot (CPU of the writes in the windows).
 awk '$1 == "budget" && $2 == "report" { s += $3 } END { printf "bench ctld_cpu_budget_report: %.2f s\n", s / 1000 }' "$work/threads"
