@@ -243,6 +243,8 @@ measure() {
   tail -n +"$((first + 1))" "$log" |
     sed -n 's/.*priority\/budget: pass .*; report [0-9.]* ms (cpu \([0-9.]*\)[,)].*/\1/p' |
     awk -v label="$1" '{ print label, "report", $1 }' >> "$work/threads"
+  awk -v label="$1" -v maps="$(wc -l < "/proc/$(ctld_pid)/maps")" \
+    '/^VmRSS:/ { print label, "memory", $2, maps }' "/proc/$(ctld_pid)/status" >> "$work/threads"
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }'
 }
 set_recalc() { sed -i "s/^RecalcInterval=.*/RecalcInterval=$1/" "$CLUSTER_DIR/etc/budget.conf"; }
@@ -302,7 +304,7 @@ cpu_budget=0 cpu_multifactor=0
 for plugin in budget multifactor multifactor budget; do
   use "$plugin" || exit 1
   cpu=$(measure "$plugin")
-  say "$plugin: slurmctld $cpu s over $HALF s"
+  say "$plugin: slurmctld $cpu s over $HALF s; $(awk '$2 == "memory" { m = $3; n = $4 } END { printf "resident %d MB in %d mappings", m / 1024, n }' "$work/threads")"
   if [ "$plugin" = budget ]; then
     cpu_budget=$(awk -v a="$cpu_budget" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
   else
