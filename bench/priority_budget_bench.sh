@@ -224,8 +224,9 @@ thread_cpu() {
   done
 }
 # measure PLUGIN: slurmctld CPU seconds over HALF seconds, after WARMUP.
-# Appends "PLUGIN thread NAME SECONDS" for each thread, and "PLUGIN report
-# MS" for each report the plugin wrote in the window, to $work/threads.
+# Appends to $work/threads "PLUGIN thread NAME SECONDS ON_CPU_SECONDS
+# WAKEUPS" for each thread name, "PLUGIN report MS" for each report the
+# plugin wrote in the window, and "PLUGIN memory RSS_KB MAPPINGS" at its end.
 measure() {
   sleep "$WARMUP"
   local start end before first

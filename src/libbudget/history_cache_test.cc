@@ -65,6 +65,13 @@ void AssertMatches(const budget::SubtreeHistoryCache& cache, const budget::Alloc
     assert_int_equal(got[i].width, want[i].width);
     assert_true(SameBits(got[i].delivered, want[i].delivered));
     assert_true(SameBits(got[i].owed, want[i].owed));
+    // The totals: what a loop over the slots adds up, bit for bit.
+    double delivered = 0.0, owed = 0.0;
+    for (double v : want[i].delivered) delivered += v;
+    for (double v : want[i].owed) owed += v;
+    const double got_delivered = cache.delivered_total(i), got_owed = cache.owed_total(i);
+    assert_memory_equal(&got_delivered, &delivered, sizeof delivered);
+    assert_memory_equal(&got_owed, &owed, sizeof owed);
   }
 }
 
