@@ -347,13 +347,8 @@ size_t Ledger::BucketBytes() const {
 Ledger::RawSeries Ledger::ExportSeries(const std::string& path,
                                        Series series) const {
   RawSeries raw;
-  ExportSeries(path, series, &raw);
+  ExportRing(FindRing(path, series), BucketCount(series), &raw);
   return raw;
-}
-
-void Ledger::ExportSeries(const std::string& path, Series series,
-                          RawSeries* out) const {
-  ExportRing(FindRing(path, series), BucketCount(series), out);
 }
 
 void Ledger::ExportAllSeries(

@@ -189,9 +189,6 @@ class Ledger {
     std::vector<float> values;
   };
   RawSeries ExportSeries(const std::string& path, Series series) const;
-  // The same into *out, reusing its memory (for saving many series).
-  void ExportSeries(const std::string& path, Series series,
-                    RawSeries* out) const;
   // Calls visit(path, series) for every path, in sorted order (the file
   // format's), series[s] the export of Series s: the saver's walk, without a
   // lookup per series; the sorted order is kept from one call to the next

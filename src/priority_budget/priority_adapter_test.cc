@@ -418,6 +418,14 @@ size_t CachePass(JobViewCache* cache, const std::vector<uint32_t>& ids, uintptr_
   return cache->built();
 }
 
+// Stores a running view of job `id` under `account` (priority id * 10, as
+// Fields gives it), parsed from strings at `strings`.
+void StoreRunning(JobViewCache* cache, uint32_t id, const char* account, uintptr_t strings) {
+  JobView view = Job(id, account, "x", JobPhase::kRunning, 1, 0);
+  view.priority = id * 10;
+  cache->Store(view, Print(strings, JobPhase::kRunning));
+}
+
 std::vector<uint32_t> CachedIds(JobViewCache* cache) {
   std::vector<uint32_t> ids;
   for (const JobView& view : cache->views()) ids.push_back(view.job_id);
@@ -461,9 +469,7 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   cache.BeginPass({}, false);
   assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
   assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
-  JobView started = Job(2, "acct_a", "x", JobPhase::kRunning, 1, 0);
-  started.priority = 20;
-  cache.Store(started, Print(1, JobPhase::kRunning));
+  StoreRunning(&cache, 2, "acct_a", 1);
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 1);
@@ -479,9 +485,7 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   cache.BeginPass({}, false);
   assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
   assert_null(cache.Reuse(2, Print(2, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
-  JobView moved = Job(2, "acct_b", "x", JobPhase::kRunning, 1, 0);
-  moved.priority = 20;
-  cache.Store(moved, Print(2, JobPhase::kRunning));
+  StoreRunning(&cache, 2, "acct_b", 2);
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 1);
