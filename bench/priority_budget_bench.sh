@@ -11,10 +11,10 @@
 #                                          recomputing every 60 s
 #                                          (RecalcInterval=60 vs
 #                                          PriorityCalcPeriod=1), measured
-#                                          in two halves, in the order
-#                                          budget, multifactor, multifactor,
-#                                          budget (stderr: each half, and
-#                                          each thread's CPU)
+#                                          in BENCH_WINDOWS windows, in
+#                                          blocks of budget, multifactor,
+#                                          multifactor, budget (stderr: each
+#                                          window, and each thread's CPU)
 #   bench ctld_cpu_budget_report: <s> s    of which the sbudget report snapshot
 #   bench sbudget_explain_cpu: <s> s       `sbudget explain` of one pending job
 #   bench sbudget_explain_ctld_cpu: <s> s  slurmctld's CPU over that call (it
@@ -22,12 +22,33 @@
 #   bench squeue_pending_cpu: <s> s        the same two figures for
 #   bench squeue_pending_ctld_cpu: <s> s   `squeue -t PD -o %i,%Q`, for scale
 #   bench ctld_cpu_ratio: <x> x            budget / multifactor
+#   bench ctld_cpu_ratio_min: <x> x        the same ratio within each block
+#   bench ctld_cpu_ratio_max: <x> x        of four windows: its spread
 #   bench ctld_oncpu_budget: <s> s         the same windows by the scheduler's
 #   bench ctld_oncpu_multifactor: <s> s    exact on-CPU clock (schedstat),
 #   bench ctld_oncpu_ratio: <x> x          summed over slurmctld's threads
 #                                          alive through each window; the
 #                                          tick totals above charge a whole
 #                                          tick to the thread it lands on
+#   bench plugin_thread_oncpu_budget: <s> s       of which the plugin's own
+#   bench plugin_thread_oncpu_multifactor: <s> s  thread (budget_recalc;
+#                                          multifactor's decay), on-CPU
+#   bench ctld_cpu_control_ratio: <x> x    with BENCH_CONTROL=1 only: a third
+#   bench ctld_cpu_control_ratio_min: <x> x  arm, multifactor again, in
+#   bench ctld_cpu_control_ratio_max: <x> x  blocks of budget, multifactor,
+#   bench ctld_oncpu_control_ratio: <x> x  control, control, multifactor,
+#                                          budget; control / multifactor is
+#                                          what the method reports for two
+#                                          identical controllers (an A/A
+#                                          test): a budget ratio inside its
+#                                          spread is not a measured
+#                                          difference
+#
+# Noise. On a shared two-core guest, one 180-s window of the same
+# multifactor controller took from 0.50 to 0.66 s of CPU, and an A/A run of
+# four such windows a side gave 1.08 (ticks) and 1.06 (on-CPU): a ratio
+# from one or two windows a side says little. More windows (BENCH_WINDOWS)
+# and the control arm are how a run shows what it can resolve.
 #
 # The baseline is priority/multifactor as production sites run it: with
 # accounting through a real slurmdbd (backed by MariaDB), so that it computes
@@ -48,7 +69,10 @@
 # slurmctld gracefully, so the same 20,000 job records are loaded in each.
 #
 # Environment: BUILD_DIR (default: the build tree this runs from),
-# BENCH_JOBS (20000), BENCH_ACCOUNTS (1000), BENCH_PERIOD (120),
+# BENCH_JOBS (20000), BENCH_ACCOUNTS (1000), BENCH_PERIOD (120: seconds
+# each arm is measured in all), BENCH_WINDOWS (2: an even number of
+# windows of BENCH_PERIOD / BENCH_WINDOWS seconds, a multiple of 60, that
+# each arm is measured in), BENCH_CONTROL (0, or 1 for the control arm),
 # BENCH_ACCOUNTING (slurmdbd, or none; default slurmdbd, none when MariaDB
 # and slurmdbd cannot be installed), CLUSTER_DIR (default
 # /tmp/slurm-budget-bench-priority). Needs root and the plugins built with
@@ -60,9 +84,11 @@ export BUILD_DIR=${BUILD_DIR:-$(cd .. && pwd)}
 JOBS=${BENCH_JOBS:-20000}
 ACCOUNTS=${BENCH_ACCOUNTS:-1000}
 PERIOD=${BENCH_PERIOD:-120}
-HALF=$((PERIOD / 2))
-# Not a multiple of 60 s: each window of HALF (a multiple of 60) seconds then
-# holds the same number of 60-s passes of either plugin.
+WINDOWS=${BENCH_WINDOWS:-2}
+CONTROL=${BENCH_CONTROL:-0}
+WINDOW=$((PERIOD / WINDOWS))
+# Not a multiple of 60 s: each window of WINDOW (a multiple of 60) seconds
+# then holds the same number of 60-s passes of either plugin.
 WARMUP=45
 ACCOUNTING=${BENCH_ACCOUNTING:-}
 export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-bench-priority}
@@ -70,6 +96,9 @@ cluster=$repo/scripts/cluster.sh
 
 say() { printf 'priority_budget_bench: %s\n' "$*" >&2; }
 skip() { echo "bench priority_budget_bench: skipped ($*)"; exit 0; }
+case $WINDOWS$CONTROL in *[!0-9]*) skip "BENCH_WINDOWS and BENCH_CONTROL must be numbers" ;; esac
+[ "$WINDOWS" -ge 2 ] && [ $((WINDOWS % 2)) = 0 ] && [ $((PERIOD % WINDOWS)) = 0 ] && [ $((WINDOW % 60)) = 0 ] ||
+  skip "BENCH_PERIOD / BENCH_WINDOWS must be a multiple of 60 s, with BENCH_WINDOWS even (got $PERIOD / $WINDOWS)"
 [ -f "$BUILD_DIR/src/priority_budget/.libs/priority_budget.so" ] || skip "priority/budget not built in $BUILD_DIR"
 [ "$(id -u)" = 0 ] || skip "needs root for the local cluster"
 command -v slurmctld >/dev/null || skip "Slurm is not installed"
@@ -223,17 +252,17 @@ thread_cpu() {
         NR == 3 { print tid, name, ticks, oncpu, $2 }'
   done
 }
-# measure PLUGIN: slurmctld CPU seconds over HALF seconds, after WARMUP.
-# Appends to $work/threads "PLUGIN thread NAME SECONDS ON_CPU_SECONDS
-# WAKEUPS" for each thread name, "PLUGIN report MS" for each report the
-# plugin wrote in the window, and "PLUGIN memory RSS_KB MAPPINGS" at its end.
+# measure ARM: slurmctld CPU seconds over WINDOW seconds, after WARMUP.
+# Appends to $work/threads "ARM thread NAME SECONDS ON_CPU_SECONDS
+# WAKEUPS" for each thread name, "ARM report MS" for each report the
+# plugin wrote in the window, and "ARM memory RSS_KB MAPPINGS" at its end.
 measure() {
   sleep "$WARMUP"
   local start end before first
   before=$(thread_cpu)
   first=$(wc -l < "$log")
   start=$(cpu_seconds)
-  sleep "$HALF"
+  sleep "$WINDOW"
   end=$(cpu_seconds)
   { echo "$before" | sed 's/^/0 /'; thread_cpu | sed 's/^/1 /'; } |
     awk -v tck="$(getconf CLK_TCK)" -v label="$1" '
@@ -293,41 +322,55 @@ ctld_after=$(cpu_seconds)
 echo "bench squeue_pending_cpu: $squeue_cpu s"
 awk -v a="$ctld_before" -v b="$ctld_after" 'BEGIN { printf "bench squeue_pending_ctld_cpu: %.2f s\n", b - a }'
 
-# Phases 2-5: controller CPU, each plugin recomputing every 60 s
-# (RecalcInterval=60, PriorityCalcPeriod=1), over two halves of PERIOD each,
-# in the order budget, multifactor, multifactor, budget: a drift of the
-# controller's background work over the run (state saves, the slurmdbd
-# agent, the page cache) then weighs the same on both sides, where
-# budget-then-multifactor charged all of it to one.
+# Then controller CPU, each plugin recomputing every 60 s
+# (RecalcInterval=60, PriorityCalcPeriod=1), over WINDOWS windows of
+# WINDOW seconds each, in blocks of budget, multifactor, multifactor,
+# budget: a drift of the controller's background work over the run (state
+# saves, the slurmdbd agent, the page cache) then weighs the same on both
+# sides, where budget-then-multifactor charged all of it to one. With
+# the control arm, the blocks are budget, multifactor, control, control,
+# multifactor, budget. Each window starts a new slurmctld.
 set_recalc 60
 : > "$work/threads"
-cpu_budget=0 cpu_multifactor=0
-for plugin in budget multifactor multifactor budget; do
-  use "$plugin" || exit 1
-  cpu=$(measure "$plugin")
-  say "$plugin: slurmctld $cpu s over $HALF s; $(awk '$2 == "memory" { m = $3; n = $4 } END { printf "resident %d MB in %d mappings", m / 1024, n }' "$work/threads")"
-  if [ "$plugin" = budget ]; then
-    cpu_budget=$(awk -v a="$cpu_budget" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
-  else
-    cpu_multifactor=$(awk -v a="$cpu_multifactor" -v b="$cpu" 'BEGIN { printf "%.2f", a + b }')
-  fi
+: > "$work/windows"
+block_arms="budget multifactor multifactor budget"
+[ "$CONTROL" = 1 ] && block_arms="budget multifactor control control multifactor budget"
+for block in $(seq 1 $((WINDOWS / 2))); do
+  for arm in $block_arms; do
+    plugin=$arm
+    [ "$arm" = control ] && plugin=multifactor
+    use "$plugin" || exit 1
+    cpu=$(measure "$arm")
+    echo "$block $arm $cpu" >> "$work/windows"
+    say "block $block, $arm: slurmctld $cpu s over $WINDOW s; $(awk '$2 == "memory" { m = $3; n = $4 } END { printf "resident %d MB in %d mappings", m / 1024, n }' "$work/threads")"
+  done
 done
-# Each thread's CPU over both halves, side by side: in ticks (as the
+arm_cpu() { awk -v arm="$1" '$2 == arm { s += $3 } END { printf "%.2f", s }' "$work/windows"; }
+cpu_budget=$(arm_cpu budget)
+cpu_multifactor=$(arm_cpu multifactor)
+# Each thread's CPU over the windows, side by side: in ticks (as the
 # totals above), on the CPU by the scheduler's clock, and how often it woke.
 # (Threads of the same name are summed: slurmctld's unnamed threads all
 # carry its name.)
-awk '$2 == "thread" { used[$3, $1] += $4; oncpu[$3, $1] += $5; woke[$3, $1] += $6; names[$3] = 1 }
+awk -v control="$CONTROL" '
+     $2 == "thread" { used[$3, $1] += $4; oncpu[$3, $1] += $5; woke[$3, $1] += $6; names[$3] = 1 }
+     function arm(n, a) { return sprintf("%s %.2f s (on cpu %.3f s, %d wakeups)", a, used[n, a], oncpu[n, a], woke[n, a]) }
      END { for (n in names)
-             printf "priority_budget_bench: thread %s: budget %.2f s (on cpu %.3f s, %d wakeups), multifactor %.2f s (on cpu %.3f s, %d wakeups)\n",
-                    n, used[n, "budget"], oncpu[n, "budget"], woke[n, "budget"],
-                    used[n, "multifactor"], oncpu[n, "multifactor"], woke[n, "multifactor"] }' "$work/threads" |
+             printf "priority_budget_bench: thread %s: %s, %s%s\n", n, arm(n, "budget"), arm(n, "multifactor"),
+                    (control == 1 ? ", " arm(n, "control") : "") }' "$work/threads" |
   sort >&2
 # The same on-CPU clock summed over the threads alive through each window
 # (threads that came and went, e.g. RPC handlers, are in the tick totals
 # only).
-awk '$2 == "thread" { s[$1] += $5 }
+awk -v control="$CONTROL" '$2 == "thread" { s[$1] += $5 }
      END { printf "bench ctld_oncpu_budget: %.3f s\nbench ctld_oncpu_multifactor: %.3f s\n", s["budget"], s["multifactor"]
-           printf "bench ctld_oncpu_ratio: %.2f x\n", (s["multifactor"] > 0 ? s["budget"] / s["multifactor"] : 0) }' "$work/threads"
+           printf "bench ctld_oncpu_ratio: %.2f x\n", (s["multifactor"] > 0 ? s["budget"] / s["multifactor"] : 0)
+           if (control == 1)
+             printf "bench ctld_oncpu_control_ratio: %.2f x\n", (s["multifactor"] > 0 ? s["control"] / s["multifactor"] : 0) }' "$work/threads"
+# The plugins' own threads, which do each recompute: budget_recalc under
+# priority/budget, decay under multifactor (on-CPU seconds over the windows).
+awk '$2 == "thread" && (($1 == "budget" && $3 == "budget_recalc") || ($1 == "multifactor" && $3 == "decay")) { s[$1] += $5 }
+     END { printf "bench plugin_thread_oncpu_budget: %.3f s\nbench plugin_thread_oncpu_multifactor: %.3f s\n", s["budget"], s["multifactor"] }' "$work/threads"
 echo "bench ctld_cpu_budget: $cpu_budget s"
 # Of which the sbudget report snapshot (CPU of the writes in the windows).
 awk '$1 == "budget" && $2 == "report" { s += $3 } END { printf "bench ctld_cpu_budget_report: %.2f s\n", s / 1000 }' "$work/threads"
@@ -348,3 +391,20 @@ say "multifactor fair share: sprio -l: $(sprio -l -j "${probe%%;*}" 2>&1 | tr -s
 scancel "${probe%%;*}" 2>/dev/null
 scontrol update PartitionName=gpu State=UP
 awk -v a="$cpu_budget" -v b="$cpu_multifactor" 'BEGIN { printf "bench ctld_cpu_ratio: %.2f x\n", (b > 0 ? a / b : 0) }'
+# block_spread ARM NAME: ARM / multifactor within each block, min and max
+# (how much the ratio moves from one block to the next), as bench NAME_min
+# and NAME_max.
+block_spread() {
+  awk -v arm="$1" -v name="$2" '{ cpu[$1, $2] += $3; blocks[$1] = 1 }
+     END { for (b in blocks) if (cpu[b, "multifactor"] > 0) {
+             r = cpu[b, arm] / cpu[b, "multifactor"]
+             if (n++ == 0 || r < lo) lo = r
+             if (n == 1 || r > hi) hi = r }
+           printf "bench %s_min: %.2f x\nbench %s_max: %.2f x\n", name, lo, name, hi }' "$work/windows"
+}
+block_spread budget ctld_cpu_ratio
+if [ "$CONTROL" = 1 ]; then
+  echo "bench ctld_cpu_control: $(arm_cpu control) s"
+  awk -v a="$(arm_cpu control)" -v b="$cpu_multifactor" 'BEGIN { printf "bench ctld_cpu_control_ratio: %.2f x\n", (b > 0 ? a / b : 0) }'
+  block_spread control ctld_cpu_control_ratio
+fi
