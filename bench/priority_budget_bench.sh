@@ -23,7 +23,7 @@
 #   bench squeue_pending_ctld_cpu: <s> s   `squeue -t PD -o %i,%Q`, for scale
 #   bench ctld_cpu_ratio: <x> x            budget / multifactor
 #   bench ctld_cpu_ratio_min: <x> x        the same ratio within each block
-#   bench ctld_cpu_ratio_max: <x> x        of four windows: its spread
+#   bench ctld_cpu_ratio_max: <x> x        (four or six windows): its spread
 #   bench ctld_oncpu_budget: <s> s         the same windows by the scheduler's
 #   bench ctld_oncpu_multifactor: <s> s    exact on-CPU clock (schedstat),
 #   bench ctld_oncpu_ratio: <x> x          summed over slurmctld's threads
