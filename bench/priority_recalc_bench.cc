@@ -172,7 +172,7 @@ int main() {
       const double t2 = ThreadCpuMs();
       st = budget_prio::BuildReport(result, jobs, kCapacityGpus, "bench", now, &ledger, &report, &history);
       const double t_built = ThreadCpuMs();
-      if (st.ok()) st = writer.Write(report, report_file, standings_file);
+      if (st.ok()) st = writer.Write(report, report_file, standings_file, &history, budget_prio::kReportHistoryDepth);
       if (!st.ok()) return st;
       const double t3 = ThreadCpuMs();
       if (i < kWarmup) continue;

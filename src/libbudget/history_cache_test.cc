@@ -57,14 +57,20 @@ bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
 void AssertMatches(const budget::SubtreeHistoryCache& cache, const budget::AllocationTree& tree, double capacity,
                    budget::TimePoint now, const Ledger& ledger) {
   std::vector<SnapshotHistory> want = budget::SubtreeDeliveredAndOwed(tree, capacity, 600, now, ledger);
-  const std::vector<SnapshotHistory>& got = cache.histories();
-  assert_int_equal(got.size(), want.size());
+  assert_int_equal(cache.node_count(), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
-    assert_string_equal(got[i].path.c_str(), want[i].path.c_str());
-    assert_int_equal(got[i].start, want[i].start);
-    assert_int_equal(got[i].width, want[i].width);
-    assert_true(SameBits(got[i].delivered, want[i].delivered));
-    assert_true(SameBits(got[i].owed, want[i].owed));
+    SnapshotHistory got;
+    cache.CopySeries(i, &got);
+    assert_string_equal(got.path.c_str(), want[i].path.c_str());
+    assert_int_equal(got.start, want[i].start);
+    assert_int_equal(got.width, want[i].width);
+    assert_true(SameBits(got.delivered, want[i].delivered));
+    assert_true(SameBits(got.owed, want[i].owed));
+    for (size_t k = 0; k < want[i].owed.size(); ++k) {
+      const double delivered = cache.delivered(i, k), owed = cache.owed(i, k);
+      assert_memory_equal(&delivered, &want[i].delivered[k], sizeof delivered);
+      assert_memory_equal(&owed, &want[i].owed[k], sizeof owed);
+    }
     // The totals: what a loop over the slots adds up, bit for bit.
     double delivered = 0.0, owed = 0.0;
     for (double v : want[i].delivered) delivered += v;
@@ -134,9 +140,9 @@ void test_a_pass_within_a_slot_reads_only_that_slot(void**) {
   AssertMatches(cache, tree, 8, start + 70, ledger);
 }
 
-// The plugin's path: BuildSnapshotNodes with the cache into a snapshot kept
-// between builds, written by one ReportFileWriter; against a fresh build
-// without cache and the plain writer, byte for byte.
+// The plugin's path: BuildSnapshotNodes with the cache (and no history in
+// the snapshot), written by one ReportFileWriter from the cache; against a
+// fresh build without cache and the plain writer, byte for byte.
 void test_cached_builds_write_the_plain_bytes(void**) {
   srand(5);
   const char* kPaths[] = {"a/a1", "a/a2", "b", "a"};
@@ -151,6 +157,7 @@ void test_cached_builds_write_the_plain_bytes(void**) {
   const std::string standings = dir + "/standings.json";
   budget::TimePoint now = 100000;
   size_t reused = 0;
+  uint64_t previous_generation = 0;
   for (int step = 0; step < 400; ++step) {
     const int what = rand() % 100;
     if (what < 70) {
@@ -166,22 +173,74 @@ void test_cached_builds_write_the_plain_bytes(void**) {
     assert_true(order.Compute(tree, zero, zero, 8, 600).ok());
     kept.capacity_gpus = 8;
     kept.window = 600;
-    assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &kept, 2, &cache).ok());
+    assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &kept, -1, &cache).ok());
+    assert_true(kept.history.empty());
     budget::ReportSnapshot plain;
     plain.capacity_gpus = 8;
     plain.window = 600;
     assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &plain, 2).ok());
-    assert_true(writer.Write(kept, file, standings).ok());
+    const uint64_t generation = cache.closed_generation();
+    assert_true(writer.Write(kept, file, standings, &cache, 2).ok());
     std::string text;
     budget::FormatReportSnapshotInto(plain, &text);
     std::ifstream in(file, std::ios::binary);
     const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     assert_true(written == text);
-    if (writer.history_values_formatted() < 4 * 2 * 10) ++reused;
+    // Five nodes down to depth 2, two series of 10 slots: 100 values when
+    // formatted whole, 10 (each series' last) when the closed text stood.
+    const size_t formatted = writer.history_values_formatted();
+    assert_true(formatted == 100 || formatted == 10);
+    if (formatted == 10) ++reused;
+    assert_true((formatted == 10) == (step > 0 && generation == previous_generation));
+    previous_generation = generation;
   }
   assert_true(reused > 200);
   unlink(file.c_str());
   unlink(standings.c_str());
+  rmdir(dir.c_str());
+}
+
+// The kept text belongs to one cache's closed slots at one depth: another
+// cache (even with the same values), another depth, or a charge reaching
+// back makes the writer format the whole history again.
+void test_writer_keeps_text_only_for_the_same_closed_slots(void**) {
+  budget::AllocationTree tree = Tree(kTree);
+  Ledger ledger(SmallWindow());
+  char dir_template[] = "/tmp/history_cache_test.XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string file = dir + "/report.json";
+  budget::ReportSnapshot report;
+  report.capacity_gpus = 8;
+  report.window = 600;
+  budget::FairShareOrder order;
+  std::vector<double> zero(tree.size(), 0.0);
+  assert_true(order.Compute(tree, zero, zero, 8, 600).ok());
+  budget::SubtreeHistoryCache cache, other;
+  budget::ReportFileWriter writer;
+  const budget::TimePoint now = 100020;
+  ledger.Charge("a/a1", Ledger::Series::kAllocated, now - 300, now, 2);
+  auto write = [&](budget::SubtreeHistoryCache* with, int depth) {
+    assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &report, -1, with).ok());
+    assert_true(writer.Write(report, file, "", with, depth).ok());
+    budget::ReportSnapshot plain;
+    plain.capacity_gpus = 8;
+    plain.window = 600;
+    assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &plain, depth).ok());
+    std::ifstream in(file, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    assert_true(written == budget::FormatReportSnapshot(plain));
+    return writer.history_values_formatted();
+  };
+  assert_int_equal(write(&cache, 2), 5 * 2 * 10);  // the first time: all
+  assert_int_equal(write(&cache, 2), 5 * 2);       // then each series' last value
+  assert_int_equal(write(&cache, 1), 3 * 2 * 10);  // another depth: root, a, b
+  assert_int_equal(write(&cache, 1), 3 * 2);
+  assert_int_equal(write(&other, 1), 3 * 2 * 10);  // another cache
+  assert_int_equal(write(&cache, 1), 3 * 2 * 10);  // and back
+  ledger.Charge("b", Ledger::Series::kDemand, now - 200, now, 1);  // reaches back
+  assert_int_equal(write(&cache, 1), 3 * 2 * 10);
+  assert_int_equal(write(&cache, 1), 3 * 2);
+  unlink(file.c_str());
   rmdir(dir.c_str());
 }
 
@@ -192,6 +251,7 @@ int main(void) {
       cmocka_unit_test(test_matches_the_full_computation_over_random_steps),
       cmocka_unit_test(test_a_pass_within_a_slot_reads_only_that_slot),
       cmocka_unit_test(test_cached_builds_write_the_plain_bytes),
+      cmocka_unit_test(test_writer_keeps_text_only_for_the_same_closed_slots),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

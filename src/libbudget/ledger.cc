@@ -292,6 +292,25 @@ Ledger::History Ledger::SeriesHistory(const std::string& path, Series series,
   return history;
 }
 
+Ledger::SeriesReader Ledger::Reader(const std::string& path, Series series) const {
+  SeriesReader reader;
+  reader.ring_ = FindRing(path, series);
+  reader.n_ = BucketCount(series);
+  reader.width_ = BucketWidth(series);
+  return reader;
+}
+
+double Ledger::SeriesReader::Sum(TimePoint from, TimePoint to) const {
+  double sum = 0.0;
+  if (ring_ == nullptr || ring_->head == kNoHead) return sum;
+  // The retained buckets only (a bucket not retained reads 0, and adding
+  // +0.0 changes no sum that starts at +0.0).
+  ConstRingOps ops(ring_, n_);
+  const int64_t last = std::min(FloorDiv(to, width_) - 1, ops.head());
+  for (int64_t k = std::max(FloorDiv(from, width_), ops.head() - n_ + 1); k <= last; ++k) sum += ops.Bucket(k);
+  return sum;
+}
+
 TimePoint Ledger::ChargedUntil(uint32_t job_id) const {
   auto it = cursors_.find(job_id);
   return it == cursors_.end() ? 0 : it->second;

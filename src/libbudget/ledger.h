@@ -157,6 +157,28 @@ class Ledger {
                         Seconds resolution = 0) const;
   static constexpr size_t kMaxHistoryPoints = 1 << 20;
 
+ private:
+  struct Ring;  // defined below
+
+ public:
+  // One series of one path, looked up once and read many times (the
+  // report's history reads a slot of every node at every pass). Valid until
+  // the ledger is next changed; a path never charged reads 0.
+  class SeriesReader {
+   public:
+    // The GPU-s of the buckets in [from, to), both multiples of the
+    // series's bucket width, added in time order from 0: SeriesHistory's
+    // point over the same span, bit for bit.
+    double Sum(TimePoint from, TimePoint to) const;
+
+   private:
+    friend class Ledger;
+    const Ring* ring_ = nullptr;
+    int64_t n_ = 0;
+    Seconds width_ = 0;
+  };
+  SeriesReader Reader(const std::string& path, Series series) const;
+
   // Per-job charge cursor, persisted with the ledger, so a restarted
   // controller charges a running job from where the last save left off and
   // never twice.

@@ -17,6 +17,7 @@
 
 #include "libbudget/history_cache.h"
 #include "libbudget/json_writer.h"
+#include "libbudget/metrics.h"
 #include "libbudget/time_string.h"
 
 namespace budget {
@@ -782,84 +783,94 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
   return ReplaceFileWith(file, *scratch);
 }
 
-void ReportFileWriter::UpdateSeries(const std::vector<double>& values, size_t drop, size_t keep,
-                                    SeriesText* series) {
-  std::string& text = series->text;
-  std::vector<uint32_t>& ends = series->ends;
-  if (keep == 0 || drop + keep > ends.size()) {
-    text.assign(1, '[');
-    ends.clear();
-  } else {
-    if (drop > 0) {
-      // Value `drop` starts after the comma that follows value drop - 1.
-      const uint32_t cut = ends[drop - 1] + 1;
-      text.erase(1, cut - 1);
-      ends.erase(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(drop));
-      for (uint32_t& end : ends) end -= cut - 1;
-    }
-    text.resize(ends[keep - 1]);
-    ends.resize(keep);
-  }
-  for (size_t i = ends.size(); i < values.size(); ++i) {
-    if (i > 0) text.push_back(',');
-    value_text_.clear();
-    JsonWriter(&value_text_).Double(MilliRounded(values[i]));
-    text += value_text_;
-    ends.push_back(static_cast<uint32_t>(text.size()));
-    ++history_values_formatted_;
-  }
-  text.push_back(']');
+void ReportFileWriter::AppendValue(double value, std::string* out) {
+  value_text_.clear();
+  JsonWriter(&value_text_).Double(MilliRounded(value));
+  *out += value_text_;
+  ++history_values_formatted_;
 }
 
-void ReportFileWriter::WriteHistories(JsonWriter& w, const ReportSnapshot& report) {
-  history_values_formatted_ = 0;
-  // The next build of the one written last, with the same layout: keep.
-  bool next_build = report.history_build != 0 && report.history_build == last_build_ + 1 &&
-                    histories_.size() == report.history.size();
-  for (size_t i = 0; next_build && i < report.history.size(); ++i) {
-    const SnapshotHistory& h = report.history[i];
-    const HistoryText& cached = histories_[i];
-    next_build = cached.path == h.path && cached.width == h.width &&
-                 cached.start + static_cast<TimePoint>(report.history_shift) * h.width == h.start &&
-                 cached.delivered.ends.size() == h.delivered.size() && cached.owed.ends.size() == h.owed.size();
+void ReportFileWriter::FormatClosedHistory(const SubtreeHistoryCache& cache, int max_depth) {
+  closed_text_.clear();
+  closed_ends_.clear();
+  closed_nodes_.clear();
+  const size_t slots = cache.slots();
+  // As WriteHistory writes a SnapshotHistory, up to each last value.
+  for (size_t id = 0; id < cache.node_count(); ++id) {
+    if (cache.depth(id) > max_depth) continue;
+    closed_nodes_.push_back(id);
+    closed_text_ += "{\"path\":";
+    value_text_.clear();
+    JsonWriter(&value_text_).String(slots > 0 ? cache.path(id) : std::string());
+    closed_text_ += value_text_;
+    closed_text_ += ",\"start\":" + std::to_string(slots > 0 ? cache.start() : 0);
+    closed_text_ += ",\"width\":" + std::to_string(slots > 0 ? cache.width() : 0);
+    closed_text_ += ",\"delivered\":[";
+    for (size_t k = 0; k + 1 < slots; ++k) {
+      AppendValue(cache.delivered(id, k), &closed_text_);
+      closed_text_.push_back(',');
+    }
+    closed_ends_.push_back(static_cast<uint32_t>(closed_text_.size()));
+    closed_text_ += "],\"owed\":[";
+    for (size_t k = 0; k + 1 < slots; ++k) {
+      AppendValue(cache.owed(id, k), &closed_text_);
+      closed_text_.push_back(',');
+    }
+    closed_ends_.push_back(static_cast<uint32_t>(closed_text_.size()));
   }
-  last_build_ = report.history_build;
-  const size_t drop = next_build ? report.history_shift : 0;
-  histories_.resize(report.history.size());
-  w.Key("history").BeginArray();
-  for (size_t i = 0; i < report.history.size(); ++i) {
-    const SnapshotHistory& h = report.history[i];
-    HistoryText& cached = histories_[i];
-    cached.path = h.path;
-    cached.start = h.start;
-    cached.width = h.width;
-    const size_t keep_delivered = next_build ? std::min(report.history_changed_from, h.delivered.size() - drop) : 0;
-    const size_t keep_owed = next_build ? std::min(report.history_changed_from, h.owed.size() - drop) : 0;
-    UpdateSeries(h.delivered, drop, keep_delivered, &cached.delivered);
-    UpdateSeries(h.owed, drop, keep_owed, &cached.owed);
-    w.BeginObject();
-    w.Key("path").String(h.path);
-    w.Key("start").Int(h.start);
-    w.Key("width").Int(h.width);
-    w.Key("delivered").Raw(cached.delivered.text);
-    w.Key("owed").Raw(cached.owed.text);
-    w.EndObject();
+  closed_generation_ = cache.closed_generation();
+  closed_depth_ = max_depth;
+}
+
+void ReportFileWriter::AssembleHistory(const SubtreeHistoryCache& cache) {
+  const size_t slots = cache.slots();
+  history_text_.assign(1, '[');
+  uint32_t begin = 0;
+  for (size_t e = 0; e < closed_nodes_.size(); ++e) {
+    if (e > 0) history_text_.push_back(',');
+    const size_t id = closed_nodes_[e];
+    const uint32_t delivered_end = closed_ends_[2 * e], owed_end = closed_ends_[2 * e + 1];
+    history_text_.append(closed_text_, begin, delivered_end - begin);
+    if (slots > 0) AppendValue(cache.delivered(id, slots - 1), &history_text_);
+    history_text_.append(closed_text_, delivered_end, owed_end - delivered_end);
+    if (slots > 0) AppendValue(cache.owed(id, slots - 1), &history_text_);
+    history_text_ += "]}";
+    begin = owed_end;
   }
-  w.EndArray();
+  history_text_.push_back(']');
 }
 
 Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& report_file,
-                               const std::string& standings_file) {
+                               const std::string& standings_file, const SubtreeHistoryCache* history,
+                               int history_max_depth) {
   nodes_text_.clear();
   JsonWriter nodes(&nodes_text_);
   WriteNodes(nodes, report);
+
+  history_values_formatted_ = 0;
+  history_text_.clear();
+  JsonWriter hw(&history_text_);
+  if (history == nullptr) {
+    hw.BeginArray();
+    for (const SnapshotHistory& h : report.history) {
+      WriteHistory(hw, h);
+      history_values_formatted_ += h.delivered.size() + h.owed.size();
+    }
+    hw.EndArray();
+  } else {
+    if (closed_generation_ == 0 || closed_generation_ != history->closed_generation() ||
+        closed_depth_ != history_max_depth) {
+      FormatClosedHistory(*history, history_max_depth);
+    }
+    AssembleHistory(*history);
+  }
 
   text_.clear();
   JsonWriter w(&text_);
   WriteHead(w, report);
   w.Key("nodes").Raw(nodes_text_);
   WriteJobs(w, report, /*rows=*/true);
-  WriteHistories(w, report);
+  w.Key("history").Raw(history_text_);
   w.EndObject();
   text_.push_back('\n');
   Status s = ReplaceFileWith(report_file, text_, /*sync=*/false);
@@ -899,6 +910,53 @@ TimePoint HistoryFirstSlot(TimePoint now, Seconds window, Seconds width) {
   return (last - slots + 1) * width;
 }
 
+namespace {
+
+// The two steps of SubtreeDeliveredAndOwed, over the slots [from, slots) of
+// the grid of `width`-wide slots that starts at `first` (SubtreeHistoryCache
+// computes the same in its own layout; its tests compare the two bitwise):
+//   - AddOwnSlots adds `path`'s own demand and allocated GPU-s per slot
+//     (one ledger read each) into demand[k] and delivered[k], which hold
+//     the grid's slot count;
+//   - SumSubtreesAndCapOwed adds each node's series into its parent's,
+//     children before parents (a child's id is above its parent's:
+//     tree.h), then caps each owed value at the node's entitlement
+//     (metrics.h OwedInHour).
+void AddOwnSlots(const Ledger& ledger, const std::string& path, TimePoint first, Seconds width,
+                 std::vector<double>* demand, std::vector<double>* delivered) {
+  const size_t slots = demand->size();
+  const TimePoint end = first + static_cast<TimePoint>(slots) * width;
+  const struct {
+    Ledger::Series series;
+    std::vector<double>* into;
+  } wanted[] = {{Ledger::Series::kDemand, demand}, {Ledger::Series::kAllocated, delivered}};
+  for (const auto& w : wanted) {
+    Ledger::History read = ledger.SeriesHistory(path, w.series, first, end, width);
+    for (size_t i = 0; i < read.gpu_seconds.size(); ++i) {
+      int64_t slot = (read.start - first) / width + static_cast<int64_t>(i);
+      if (slot >= 0 && static_cast<size_t>(slot) < slots) (*w.into)[slot] += read.gpu_seconds[i];
+    }
+  }
+}
+
+void SumSubtreesAndCapOwed(const AllocationTree& tree, double capacity_gpus, Seconds width,
+                           std::vector<SnapshotHistory>* series) {
+  for (size_t id = tree.size(); id-- > 1;) {
+    SnapshotHistory& child = (*series)[id];
+    SnapshotHistory& parent = (*series)[static_cast<size_t>(tree.node(static_cast<NodeId>(id)).parent)];
+    for (size_t k = 0; k < child.owed.size(); ++k) {
+      parent.owed[k] += child.owed[k];
+      parent.delivered[k] += child.delivered[k];
+    }
+  }
+  for (size_t id = 0; id < tree.size(); ++id) {
+    const double entitlement = tree.node(static_cast<NodeId>(id)).entitlement;
+    for (double& owed : (*series)[id].owed) owed = OwedInHour(owed, entitlement, capacity_gpus, width);
+  }
+}
+
+}  // namespace
+
 void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpus, Seconds window,
                                  TimePoint now, const Ledger& ledger,
                                  std::vector<SnapshotHistory>* out) {
@@ -923,9 +981,9 @@ void SubtreeDeliveredAndOwedInto(const AllocationTree& tree, double capacity_gpu
     h.width = width;
     h.delivered.assign(slots, 0.0);
     h.owed.assign(slots, 0.0);
-    if (ledger.HasPath(h.path)) AddOwnSlots(ledger, h.path, first, width, 0, &h.owed, &h.delivered);
+    if (ledger.HasPath(h.path)) AddOwnSlots(ledger, h.path, first, width, &h.owed, &h.delivered);
   }
-  SumSubtreesAndCapOwed(tree, capacity_gpus, width, 0, out);
+  SumSubtreesAndCapOwed(tree, capacity_gpus, width, out);
 }
 
 std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
@@ -936,53 +994,6 @@ std::vector<SnapshotHistory> SubtreeDeliveredAndOwed(const AllocationTree& tree,
   return out;
 }
 
-namespace {
-
-// snapshot->history from the cache's series down to max_depth (pre-order):
-// only the slots the cache's last Update changed, when the snapshot holds
-// the previous build's series (same paths, widths and lengths).
-void CopyChangedHistory(const AllocationTree& tree, const SubtreeHistoryCache& cache, int max_depth,
-                        ReportSnapshot* snapshot) {
-  const std::vector<SnapshotHistory>& all = cache.histories();
-  std::vector<const SnapshotHistory*> wanted;
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (tree.node(static_cast<NodeId>(i)).depth <= max_depth) wanted.push_back(&all[i]);
-  }
-  std::vector<SnapshotHistory>& history = snapshot->history;
-  const size_t shift = cache.shift();
-  bool keep = cache.kept() && snapshot->history_build != 0 && history.size() == wanted.size();
-  for (size_t k = 0; keep && k < wanted.size(); ++k) {
-    const SnapshotHistory& from = *wanted[k];
-    keep = history[k].path == from.path && history[k].width == from.width &&
-           history[k].start + static_cast<TimePoint>(shift) * from.width == from.start &&
-           history[k].delivered.size() == from.delivered.size() && history[k].owed.size() == from.owed.size();
-  }
-  const size_t first_copied = keep ? cache.changed_from() : 0;
-  history.resize(wanted.size());
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    const SnapshotHistory& from = *wanted[k];
-    SnapshotHistory& h = history[k];
-    h.path = from.path;
-    h.start = from.start;
-    h.width = from.width;
-    for (auto [into, source] : {std::make_pair(&h.delivered, &from.delivered), std::make_pair(&h.owed, &from.owed)}) {
-      if (!keep) {
-        into->assign(source->begin(), source->end());
-        continue;
-      }
-      if (shift > 0) {
-        std::move(into->begin() + static_cast<std::ptrdiff_t>(shift), into->end(), into->begin());
-      }
-      std::copy(source->begin() + static_cast<std::ptrdiff_t>(first_copied), source->end(),
-                into->begin() + static_cast<std::ptrdiff_t>(first_copied));
-    }
-  }
-  snapshot->history_build += 1;
-  snapshot->history_shift = keep ? shift : 0;
-  snapshot->history_changed_from = first_copied;
-}
-
-}  // namespace
 
 Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& order,
                           const std::vector<NodeActivity>& activity, TimePoint now,
@@ -1009,7 +1020,7 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
   } else {
     SubtreeDeliveredAndOwedInto(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger, &built);
   }
-  const std::vector<SnapshotHistory>& metrics = history_cache != nullptr ? history_cache->histories() : built;
+  const std::vector<SnapshotHistory>& metrics = built;  // without a cache
   snapshot->history_width = ledger->options().report_bucket_width;
   // In place: a snapshot kept from one report to the next keeps its nodes'
   // memory (freed, the 1,000-node vector went back to the kernel and
@@ -1054,9 +1065,14 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     parent.pending_gpus += nodes[i].pending_gpus;
   }
   if (history_max_depth >= 0 && history_cache != nullptr) {
-    CopyChangedHistory(tree, *history_cache, history_max_depth, snapshot);
+    size_t kept = 0;  // pre-order kept
+    for (size_t i = 0; i < tree.size(); ++i) {
+      if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;
+      if (kept == snapshot->history.size()) snapshot->history.emplace_back();
+      history_cache->CopySeries(i, &snapshot->history[kept++]);
+    }
+    snapshot->history.resize(kept);
   } else if (history_max_depth >= 0) {
-    snapshot->history_build = 0;
     size_t kept = 0;  // pre-order kept: a stable partition by depth
     for (size_t i = 0; i < built.size(); ++i) {
       if (tree.node(static_cast<NodeId>(i)).depth > history_max_depth) continue;

@@ -206,14 +206,6 @@ struct ReportSnapshot {
   std::vector<SnapshotNode> nodes;       // pre-order
   std::vector<SnapshotJob> jobs;
   std::vector<SnapshotHistory> history;
-  // Not in the file: what changed in `history` since the previous build of
-  // this object, for ReportFileWriter. BuildSnapshotNodes with a
-  // SubtreeHistoryCache counts its builds in history_build (0: any other
-  // build) and says that every series moved down by history_shift slots and
-  // kept its values before slot history_changed_from.
-  uint64_t history_build = 0;
-  size_t history_shift = 0;
-  size_t history_changed_from = 0;
 
   // The node with this path, or nullptr.
   const SnapshotNode* FindNode(std::string_view path) const;
@@ -252,15 +244,17 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
 // same bytes WriteReportSnapshot and WriteStandingsSnapshot write, reusing
 // what did not change since the previous Write:
 //   - the nodes are formatted once for both files;
-//   - when the report is the next build of the one written last
-//     (ReportSnapshot::history_build, set by BuildSnapshotNodes with a
-//     SubtreeHistoryCache) and its histories have the same paths, widths
-//     and lengths, each series keeps the text of the values before
-//     history_changed_from (after dropping history_shift values), and only
-//     the rest is formatted: in a steady hour, the current slot. At 1,011
-//     nodes with a week of hourly history that is 340,000 numbers, most of
-//     the report's formatting, formatted once instead of once a pass.
-//     Otherwise every value is formatted.
+//   - with a SubtreeHistoryCache (the one BuildSnapshotNodes just updated
+//     for this report), the history is that cache's series of the nodes
+//     down to history_max_depth, as BuildSnapshotNodes would have copied
+//     them into report.history (which is then not read). The text of every
+//     slot but the last is kept in one buffer while the cache's closed
+//     slots stand (SubtreeHistoryCache::closed_generation), so a pass within
+//     an hour formats two values per node and copies the rest in one
+//     sequential sweep. At 1,011 nodes with a week of hourly history that
+//     is 340,000 numbers, most of the report's formatting, formatted once an
+//     hour instead of once a pass. Without a cache, report.history is
+//     formatted whole.
 // The files are derived data, rewritten every pass and again by the first
 // pass after a restart: they are replaced atomically (write file.tmp,
 // rename) with mode 0644, but not fsynced. A crash of the machine can at
@@ -273,33 +267,29 @@ class ReportFileWriter {
   // Writes `report` to report_file, then its standings to standings_file
   // (skipped if empty). IOError naming the file and the step; a file whose
   // write failed is unchanged.
-  Status Write(const ReportSnapshot& report, const std::string& report_file,
-               const std::string& standings_file);
+  Status Write(const ReportSnapshot& report, const std::string& report_file, const std::string& standings_file,
+               const SubtreeHistoryCache* history = nullptr, int history_max_depth = -1);
   // How many history values the last Write formatted (the others kept
   // their text); for tests and the benchmark.
   size_t history_values_formatted() const { return history_values_formatted_; }
 
  private:
-  // One series (delivered or owed) as last written: its JSON array text
-  // and where each value's text ends in it.
-  struct SeriesText {
-    std::string text;
-    std::vector<uint32_t> ends;
-  };
-  struct HistoryText {
-    std::string path;
-    TimePoint start = 0;
-    Seconds width = 0;
-    SeriesText delivered;
-    SeriesText owed;
-  };
-  void WriteHistories(JsonWriter& w, const ReportSnapshot& report);
-  // Brings `text` to `values`: keeps the text of the values before `keep`
-  // (after dropping the first `drop`), formats the rest.
-  void UpdateSeries(const std::vector<double>& values, size_t drop, size_t keep, SeriesText* text);
+  // Formats the closed text of `cache`'s series down to max_depth.
+  void FormatClosedHistory(const SubtreeHistoryCache& cache, int max_depth);
+  // The "history" array: the closed text with each series' last value.
+  void AssembleHistory(const SubtreeHistoryCache& cache);
+  void AppendValue(double value, std::string* out);
 
-  std::vector<HistoryText> histories_;
-  uint64_t last_build_ = 0;  // history_build of the report last written
+  // Per history entry, two parts of its text, one after the other in
+  // closed_text_: everything before its last delivered value, then
+  // everything between that and its last owed value; closed_ends_ holds
+  // where each part ends, closed_nodes_ the entry's node.
+  std::string closed_text_;
+  std::vector<uint32_t> closed_ends_;
+  std::vector<size_t> closed_nodes_;
+  uint64_t closed_generation_ = 0;  // the cache's, when formatted; 0: none
+  int closed_depth_ = -1;
+  std::string history_text_;
   std::string nodes_text_;
   std::string value_text_;
   std::string text_;
@@ -344,11 +334,11 @@ struct NodeActivity {
 // buckets: ~0.06 ms per charged path of a 7-day window of 5-min buckets,
 // measured on a loaded 2-core machine).
 // With a `history_cache` (history_cache.h; a caller that builds a report
-// every pass keeps one, with the same snapshot object), the owed/delivered
-// figures come from it, read again only where the ledger changed, and only
-// the changed slots are copied into snapshot->history; the values are the
-// same. It sets snapshot->history_build/_shift/_changed_from (without a
-// cache, history_build = 0).
+// every pass keeps one), the owed/delivered figures come from it, read
+// again only where the ledger changed; the values are the same. A caller
+// that writes with ReportFileWriter passes history_max_depth -1 and gives
+// the writer the cache instead: copying a week of series per node into
+// snapshot->history every pass is what the cache saves.
 // InvalidArgument if the order was not computed over this tree or activity
 // has the wrong size; the snapshot is then untouched.
 // The ledger is not const because its queries expire old buckets lazily.

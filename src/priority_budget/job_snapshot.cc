@@ -90,6 +90,7 @@ JobView ViewOfJob(const void* job_record) {
   }
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
   ApplyVolatile(VolatileOf(job, phase), &view);
+  view.end_time = job->end_time;  // a new view reads it whatever the phase
   return view;
 }
 

@@ -13,12 +13,13 @@ bool JobFingerprint::operator==(const JobFingerprint& other) const {
 }
 
 void ApplyVolatile(const JobVolatile& fields, JobView* view) {
+  const bool still_pending = view->phase == JobPhase::kPending && fields.phase == JobPhase::kPending;
   view->phase = fields.phase;
   view->held = fields.held;
   view->fixed_priority = fields.fixed_priority;
   view->priority = fields.priority;
   if (fields.phase != JobPhase::kPending) view->start_time = fields.start_time;
-  view->end_time = fields.end_time;
+  if (!still_pending) view->end_time = fields.end_time;
 }
 
 const std::string& UserNames::NameOf(uid_t uid) {

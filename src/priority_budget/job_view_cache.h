@@ -88,10 +88,13 @@ struct JobVolatile {
   budget::TimePoint end_time = 0;
 };
 
-// Copies `fields` into `view`; a pending job keeps the start time its view
-// was built with (the start of its last run, if it was requeued: a pending
-// job's start_time is otherwise the backfill scheduler's estimate, which
-// moves every cycle).
+// Copies `fields` into `view`; a job pending then and now keeps the start
+// and end times its view was built with: the start of its last run, if it
+// was requeued (a pending job's start_time is otherwise the backfill
+// scheduler's estimate, which moves every cycle), and when that run ended
+// (Slurm moves a pending job's end time only when it starts it). The end
+// time is outside the view's first cache line (job_view.h): writing it for
+// every pending job cost a cache miss per job per pass.
 void ApplyVolatile(const JobVolatile& fields, JobView* view);
 
 // Fills in JobView::user from the uid where slurmctld had no user name

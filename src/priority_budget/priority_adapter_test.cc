@@ -436,14 +436,14 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   JobViewCache cache;
   assert_int_equal(CachePass(&cache, {1, 2, 3}), 3);
   // Unchanged: every view stands, with the per-pass fields re-read; a
-  // pending job keeps the start time it was built with (backfill's
-  // estimate moves every cycle).
+  // pending job keeps the start and end times it was built with (backfill's
+  // estimate moves every cycle; the end time is the end of its last run).
   cache.BeginPass({}, false);
   JobVolatile fields = Fields(20);
   fields.fixed_priority = true;
   JobView* view = cache.Reuse(2, Print(1), fields);
   assert_non_null(view);
-  assert_int_equal(view->end_time, 500);
+  assert_int_equal(view->end_time, 0);
   assert_true(view->fixed_priority);
   assert_int_equal(view->start_time, 0);
   assert_string_equal(view->account.c_str(), "acct_a");
@@ -473,12 +473,14 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 1);
-  // A running job's start time is re-read; its strings are compared.
+  // A running job's start and end times are re-read; its strings are
+  // compared.
   cache.BeginPass({}, false);
   assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
   view = cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning));
   assert_non_null(view);
   assert_int_equal(view->start_time, 400);
+  assert_int_equal(view->end_time, 500);
   assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
   cache.EndPass();
   assert_int_equal(cache.built(), 0);

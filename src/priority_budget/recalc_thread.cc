@@ -322,7 +322,9 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   // sched/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.
-  if (st.ok()) st = report_writer_.Write(report_, report_file_, standings_file_);
+  if (st.ok()) {
+    st = report_writer_.Write(report_, report_file_, standings_file_, &history_cache_, kReportHistoryDepth);
+  }
   if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
   return build_cpu_ms;
 }

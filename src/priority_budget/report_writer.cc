@@ -49,8 +49,8 @@ budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& j
     report->jobs.push_back(ToSnapshotJob(view, jobs[i], NodeOf(view.tree(), jobs[i])));
   }
   budget::Status st =
-      budget::BuildSnapshotNodes(view.tree(), view.order, pass.activity, now, ledger, report, kReportHistoryDepth,
-                                 history_cache);
+      budget::BuildSnapshotNodes(view.tree(), view.order, pass.activity, now, ledger, report,
+                                 history_cache != nullptr ? -1 : kReportHistoryDepth, history_cache);
   if (!st.ok()) return st;
   budget::RankSnapshotJobs(view.tree(), view.order, &report->jobs);
   return budget::Status::Ok();

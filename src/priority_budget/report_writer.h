@@ -38,7 +38,10 @@ constexpr int kReportHistoryDepth = 2;
 // are listed), in place:
 // the caller keeps `report` between passes so that its job list reuses its
 // memory. On error *report is unspecified (write nothing from it).
-// `history_cache` (kept by the caller, may be null): history_cache.h.
+// With a `history_cache` (kept by the caller; history_cache.h) the
+// history is left out of *report: write it with
+// ReportFileWriter::Write(*report, ..., history_cache, kReportHistoryDepth).
+// Without, report->history holds it.
 budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
                            budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache = nullptr);
