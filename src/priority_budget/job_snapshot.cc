@@ -67,7 +67,10 @@ JobVolatile VolatileOf(const job_record_t* job, JobPhase phase) {
   fields.held = phase == JobPhase::kPending && job->priority == 0;
   fields.fixed_priority = job->direct_set_prio != 0;
   fields.priority = job->priority;
-  fields.start_time = job->start_time;  // not read into a pending job's view
+  // Not read into a pending job's view (ApplyVolatile), nor from its
+  // record: start_time is on a cache line of the record no other field a
+  // pass reads is on (end_time shares direct_set_prio's).
+  if (phase != JobPhase::kPending) fields.start_time = job->start_time;
   fields.end_time = job->end_time;
   return fields;
 }
