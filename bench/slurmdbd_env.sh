@@ -24,11 +24,11 @@ dbd_dir=
 dbd_mariadb_pid=
 dbd_slurmdbd_pid=
 
-# The cluster's ports are 20000 + (cksum of CLUSTER_DIR % 200) * 100 and the
+# The cluster's ports are 20000 + (cksum of CLUSTER_DIR % 126) * 100 and the
 # next ones (one per slurmd, 64 at most): slurmdbd and MariaDB take the last
 # two of that block of 100.
 dbd_cluster_port() {
-  echo "${CLUSTER_PORT:-$((20000 + $(printf '%s' "$CLUSTER_DIR" | cksum | cut -d' ' -f1) % 200 * 100))}"
+  echo "${CLUSTER_PORT:-$((20000 + $(printf '%s' "$CLUSTER_DIR" | cksum | cut -d' ' -f1) % 126 * 100))}"
 }
 dbd_port() { echo $(($(dbd_cluster_port) + 98)); }
 dbd_mariadb_port() { echo $(($(dbd_cluster_port) + 99)); }

@@ -14,7 +14,7 @@
 #   CLUSTER_DIR        private directory (default /tmp/slurm-budget-cluster)
 #   BUILD_DIR          build tree with the plugins (default <repo>/build)
 #   CLUSTER_PORT       slurmctld port (default: derived from CLUSTER_DIR, in
-#                      20000-39900); slurmd ports follow at +1, +2, ...
+#                      20000-32500); slurmd ports follow at +1, +2, ...
 #   SELECT_TYPE        default select/cons_tres
 #   PRIORITY_TYPE      default priority/basic
 #   SCHEDULER_TYPE     default sched/builtin
@@ -31,9 +31,14 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${CLUSTER_DIR:-/tmp/slurm-budget-cluster}
 build=${BUILD_DIR:-$repo/build}
-# Each cluster directory gets its own ports, so clusters in different
-# directories (parallel test runs) never collide: 100 ports from 20000 up.
-default_port=$((20000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % 200 * 100))
+# Each cluster directory gets its own block of 100 ports from 20000 up, so
+# that clusters in different directories rarely collide (the suite's own
+# directories, the demo's and the benchmark's do not). The blocks end below
+# 32768, where Linux starts handing out ephemeral ports: a slurmctld on
+# port 38700 once failed to start in CI ("Address already in use") with no
+# other cluster running, most likely because a client connection had been
+# given that port.
+default_port=$((20000 + $(printf '%s' "$dir" | cksum | cut -d' ' -f1) % 126 * 100))
 port=${CLUSTER_PORT:-$default_port}
 host=$(hostname -s)
 
