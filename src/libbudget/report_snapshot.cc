@@ -848,9 +848,9 @@ Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& 
   WriteNodes(nodes, report);
 
   history_values_formatted_ = 0;
-  history_text_.clear();
-  JsonWriter hw(&history_text_);
   if (history == nullptr) {
+    history_text_.clear();
+    JsonWriter hw(&history_text_);
     hw.BeginArray();
     for (const SnapshotHistory& h : report.history) {
       WriteHistory(hw, h);
@@ -912,8 +912,8 @@ TimePoint HistoryFirstSlot(TimePoint now, Seconds window, Seconds width) {
 
 namespace {
 
-// The two steps of SubtreeDeliveredAndOwed, over the slots [from, slots) of
-// the grid of `width`-wide slots that starts at `first` (SubtreeHistoryCache
+// The two steps of SubtreeDeliveredAndOwed, over every slot of the grid of
+// `width`-wide slots that starts at `first` (SubtreeHistoryCache
 // computes the same in its own layout; its tests compare the two bitwise):
 //   - AddOwnSlots adds `path`'s own demand and allocated GPU-s per slot
 //     (one ledger read each) into demand[k] and delivered[k], which hold
@@ -1020,7 +1020,6 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
   } else {
     SubtreeDeliveredAndOwedInto(tree, snapshot->capacity_gpus, snapshot->window, now, *ledger, &built);
   }
-  const std::vector<SnapshotHistory>& metrics = built;  // without a cache
   snapshot->history_width = ledger->options().report_bucket_width;
   // In place: a snapshot kept from one report to the next keeps its nodes'
   // memory (freed, the 1,000-node vector went back to the kernel and
@@ -1053,8 +1052,8 @@ Status BuildSnapshotNodes(const AllocationTree& tree, const FairShareOrder& orde
     } else {
       n.delivered = 0.0;
       n.owed = 0.0;
-      for (double v : metrics[i].delivered) n.delivered += v;
-      for (double v : metrics[i].owed) n.owed += v;
+      for (double v : built[i].delivered) n.delivered += v;
+      for (double v : built[i].owed) n.owed += v;
     }
   }
   // Subtree sums of the direct figures, children before parents.
