@@ -250,7 +250,11 @@ thread_cpu() {
                   split(substr($0, RSTART + RLENGTH + 1), f, " "); ticks = f[12] + f[13]; next }
         NR == 2 { oncpu = $1; next }
         NR == 3 { print tid, name, ticks, oncpu, $2 }'
-  done
+  done | sort -n | awk -v pid="$(ctld_pid)" '
+    # slurmctld names few of its threads: the others carry its own name.
+    # Tell them apart by creation order (the main thread, then #1, #2...),
+    # which is the same from one start to the next.
+    $2 == "slurmctld" { $2 = ($1 == pid ? "slurmctld-main" : "slurmctld#" ++unnamed) } { print }'
 }
 # measure ARM: slurmctld CPU seconds over WINDOW seconds, after WARMUP.
 # Appends to $work/threads "ARM thread NAME SECONDS ON_CPU_SECONDS
@@ -350,8 +354,8 @@ cpu_budget=$(arm_cpu budget)
 cpu_multifactor=$(arm_cpu multifactor)
 # Each thread's CPU over the windows, side by side: in ticks (as the
 # totals above), on the CPU by the scheduler's clock, and how often it woke.
-# (Threads of the same name are summed: slurmctld's unnamed threads all
-# carry its name.)
+# (Threads of the same name are summed; slurmctld's unnamed threads are
+# told apart by creation order, see thread_cpu.)
 awk -v control="$CONTROL" '
      $2 == "thread" { used[$3, $1] += $4; oncpu[$3, $1] += $5; woke[$3, $1] += $6; names[$3] = 1 }
      function arm(n, a) { return sprintf("%s %.2f s (on cpu %.3f s, %d wakeups)", a, used[n, a], oncpu[n, a], woke[n, a]) }

@@ -49,8 +49,9 @@ void WriteRank(JsonWriter& w, uint32_t rank) {
   }
 }
 
-void WriteNode(JsonWriter& w, const SnapshotNode& n) {
-  w.BeginObject();
+// A node's fields that only the tree sets, first in its object (the file
+// writer keeps their text while the tree stays the same).
+void WriteNodeTreeFields(JsonWriter& w, const SnapshotNode& n) {
   w.Key("path").String(n.path);
   w.Key("name").String(n.name);
   w.Key("depth").Int(n.depth);
@@ -62,6 +63,19 @@ void WriteNode(JsonWriter& w, const SnapshotNode& n) {
   w.Key("share").Double(n.share);
   w.Key("normalized_share").Double(n.normalized_share);
   w.Key("entitlement").Double(n.entitlement);
+}
+
+// Bit for bit: 0 and -0 are written differently.
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+bool SameTreeFields(const SnapshotNode& a, const SnapshotNode& b) {
+  return a.path == b.path && a.name == b.name && a.depth == b.depth && a.owners == b.owners &&
+         a.account == b.account && a.user == b.user && SameBits(a.share, b.share) &&
+         SameBits(a.normalized_share, b.normalized_share) && SameBits(a.entitlement, b.entitlement);
+}
+
+// The fields each pass computes.
+void WriteNodePassFields(JsonWriter& w, const SnapshotNode& n) {
   w.Key("window_usage").Double(n.window_usage);
   w.Key("usage_ratio").Double(n.usage_ratio);
   w.Key("unallocated").Double(n.unallocated);
@@ -71,6 +85,12 @@ void WriteNode(JsonWriter& w, const SnapshotNode& n) {
   w.Key("pending_gpus").Double(n.pending_gpus);
   w.Key("sibling_ratio").Double(n.sibling_ratio);
   WriteRank(w.Key("rank"), n.rank);
+}
+
+void WriteNode(JsonWriter& w, const SnapshotNode& n) {
+  w.BeginObject();
+  WriteNodeTreeFields(w, n);
+  WriteNodePassFields(w, n);
   w.EndObject();
 }
 
@@ -840,12 +860,57 @@ void ReportFileWriter::AssembleHistory(const SubtreeHistoryCache& cache) {
   history_text_.push_back(']');
 }
 
+void ReportFileWriter::FormatTreeFields(const std::vector<SnapshotNode>& nodes) {
+  tree_text_.clear();
+  tree_ends_.clear();
+  tree_nodes_.clear();
+  for (const SnapshotNode& n : nodes) {
+    JsonWriter w(&tree_text_);
+    w.BeginObject();
+    WriteNodeTreeFields(w, n);
+    tree_ends_.push_back(static_cast<uint32_t>(tree_text_.size()));
+    SnapshotNode fields;
+    fields.path = n.path;
+    fields.name = n.name;
+    fields.depth = n.depth;
+    fields.owners = n.owners;
+    fields.account = n.account;
+    fields.user = n.user;
+    fields.share = n.share;
+    fields.normalized_share = n.normalized_share;
+    fields.entitlement = n.entitlement;
+    tree_nodes_.push_back(std::move(fields));
+  }
+  ++tree_formats_;
+}
+
+void ReportFileWriter::FormatNodes(const std::vector<SnapshotNode>& nodes) {
+  bool same_tree = nodes.size() == tree_nodes_.size();
+  for (size_t i = 0; same_tree && i < nodes.size(); ++i) same_tree = SameTreeFields(nodes[i], tree_nodes_[i]);
+  if (!same_tree) FormatTreeFields(nodes);
+  nodes_text_.assign(1, '[');
+  uint32_t begin = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i > 0) nodes_text_.push_back(',');
+    nodes_text_.append(tree_text_, begin, tree_ends_[i] - begin);
+    begin = tree_ends_[i];
+    // The pass's fields as an object of their own, whose '{' becomes the
+    // ',' after the tree's fields.
+    value_text_.clear();
+    JsonWriter w(&value_text_);
+    w.BeginObject();
+    WriteNodePassFields(w, nodes[i]);
+    w.EndObject();
+    nodes_text_.push_back(',');
+    nodes_text_.append(value_text_, 1, std::string::npos);
+  }
+  nodes_text_.push_back(']');
+}
+
 Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& report_file,
                                const std::string& standings_file, const SubtreeHistoryCache* history,
                                int history_max_depth) {
-  nodes_text_.clear();
-  JsonWriter nodes(&nodes_text_);
-  WriteNodes(nodes, report);
+  FormatNodes(report.nodes);
 
   history_values_formatted_ = 0;
   if (history == nullptr) {

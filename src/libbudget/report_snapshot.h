@@ -272,8 +272,15 @@ class ReportFileWriter {
   // How many history values the last Write formatted (the others kept
   // their text); for tests and the benchmark.
   size_t history_values_formatted() const { return history_values_formatted_; }
+  // How many times the nodes' tree fields (path to entitlement) were
+  // formatted: once, and again whenever the nodes or those fields change.
+  size_t tree_formats() const { return tree_formats_; }
 
  private:
+  // The "nodes" array into nodes_text_, the tree's fields from tree_text_
+  // (formatted again when they changed).
+  void FormatNodes(const std::vector<SnapshotNode>& nodes);
+  void FormatTreeFields(const std::vector<SnapshotNode>& nodes);
   // Formats the closed text of `cache`'s series down to max_depth.
   void FormatClosedHistory(const SubtreeHistoryCache& cache, int max_depth);
   // The "history" array: the closed text with each series' last value.
@@ -290,6 +297,13 @@ class ReportFileWriter {
   uint64_t closed_generation_ = 0;  // the cache's, when formatted; 0: none
   int closed_depth_ = -1;
   std::string history_text_;
+  // Per node, the start of its object up to its tree fields, one after the
+  // other in tree_text_ (tree_ends_: where each ends), and those fields as
+  // formatted (tree_nodes_, only the tree fields set).
+  std::string tree_text_;
+  std::vector<uint32_t> tree_ends_;
+  std::vector<SnapshotNode> tree_nodes_;
+  size_t tree_formats_ = 0;
   std::string nodes_text_;
   std::string value_text_;
   std::string text_;

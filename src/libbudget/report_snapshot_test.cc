@@ -630,7 +630,22 @@ void TestFileWriterWithoutCacheFormatsTheWholeHistory(void**) {
   report.history[1].owed.back() = 7;
   report.jobs.push_back(report.jobs[0]);
   report.nodes[0].pending_gpus = 3;
+  report.nodes[1].window_usage = 0.1;
   AssertWriterMatches(&writer, report, dir, 12);
+  // The nodes' tree fields were formatted once: only their pass fields moved.
+  assert_int_equal(writer.tree_formats(), 1);
+  // A tree field changes (share 50 -> -0 is written "-0"): formatted again.
+  report.nodes[1].share = -0.0;
+  AssertWriterMatches(&writer, report, dir, 12);
+  assert_int_equal(writer.tree_formats(), 2);
+  report.nodes[2].owners.push_back("new-owner");
+  AssertWriterMatches(&writer, report, dir, 12);
+  assert_int_equal(writer.tree_formats(), 3);
+  report.nodes.pop_back();
+  AssertWriterMatches(&writer, report, dir, 12);
+  assert_int_equal(writer.tree_formats(), 4);
+  AssertWriterMatches(&writer, report, dir, 12);
+  assert_int_equal(writer.tree_formats(), 4);
   report.history.erase(report.history.begin());
   AssertWriterMatches(&writer, report, dir, 8);
   report.history.clear();
@@ -693,6 +708,21 @@ void TestFileWriterMatchesThePlainWriterOverRandomPasses(void**) {
       }
     }
     if (rand() % 10 == 0) std::swap(report.history.front(), report.history.back());
+    // The nodes: pass fields change at every pass, tree fields now and then.
+    for (SnapshotNode& n : report.nodes) {
+      n.window_usage = pick();
+      n.sibling_ratio = pick();
+      n.rank = static_cast<uint32_t>(rand() % 3);
+      switch (rand() % 20) {
+        case 0: n.name += "x"; break;
+        case 1: n.entitlement = pick(); break;
+        case 2: n.owners.push_back("o" + std::to_string(rand() % 3)); break;
+        case 3: n.depth = rand() % 3; break;
+        default: break;
+      }
+    }
+    if (rand() % 20 == 0) std::swap(report.nodes.front(), report.nodes.back());
+    if (rand() % 30 == 0) report.nodes.push_back(report.nodes[rand() % report.nodes.size()]);
     AssertWriterMatches(&writer, report, dir, kAnyCount);
   }
   unlink((dir + "/" + budget::kReportSnapshotFileName).c_str());

@@ -7,7 +7,9 @@
 //   priority_p_set                  a new (or changed) job's priority from the
 //                                   last published order; marks the job
 //                                   changed for the recalc thread's cache
-//   priority_p_reconfig             wakes the recalc thread (never fetches)
+//   priority_p_reconfig             wakes the recalc thread (never fetches);
+//                                   tells it whether a timeslice plugin
+//                                   reads the standings file
 //   priority_p_job_end              queues the job so its tail gets charged
 //   priority_p_get_priority_factors_list   sprio (sprio_factors.h)
 //   priority_p_set_assoc_usage, priority_p_calc_fs_factor   required by the
@@ -22,6 +24,7 @@
 // slurmctld lock.
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -50,6 +53,12 @@ std::string BudgetConfPath() {
   return budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
 }
 
+// Whether a plugin that reads the standings file runs in this slurmctld.
+bool TimesliceConfigured() {
+  auto is = [](const char* value, const char* name) { return value != nullptr && std::strcmp(value, name) == 0; };
+  return is(slurm_conf.schedtype, "sched/timeslice") || is(slurm_conf.preempt_type, "preempt/timeslice");
+}
+
 int Init() {
   std::string path = BudgetConfPath();
   budget::BudgetConfig config;
@@ -69,6 +78,7 @@ int Init() {
     return SLURM_ERROR;
   }
   auto thread = std::make_unique<budget_prio::RecalcThread>(config, path, slurm_conf.state_save_location, &g_state);
+  thread->SetStandingsRead(TimesliceConfigured());
   st = thread->Start();
   if (!st.ok()) {
     error("priority/budget: %s", st.message().c_str());
@@ -129,7 +139,10 @@ uint32_t priority_p_set(uint32_t last_prio, job_record_t* job_ptr) {
 
 void priority_p_reconfig(bool assoc_clear) {
   try {
-    if (g_thread) g_thread->RequestReconfigure();
+    if (!g_thread) return;
+    // PreemptType may change at a reconfigure (SchedulerType may not).
+    g_thread->SetStandingsRead(TimesliceConfigured());
+    g_thread->RequestReconfigure();
   } catch (...) {
     error("priority/budget: reconfigure failed on an internal error");
   }

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -322,8 +323,21 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   // sched/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.
+  // Without a reader, the file is not written (about 0.5 ms a pass at
+  // 1,000 accounts), and a stale one is removed so that a reader configured
+  // later never takes it for current.
+  const bool standings_read = standings_read_;
+  if (!standings_read && !standings_removed_) {
+    if (::unlink(standings_file_.c_str()) == 0) {
+      info("priority/budget: removed %s: neither sched/timeslice nor preempt/timeslice is configured to read it",
+           standings_file_.c_str());
+    }
+    standings_removed_ = true;
+  }
+  if (standings_read) standings_removed_ = false;
   if (st.ok()) {
-    st = report_writer_.Write(report_, report_file_, standings_file_, &history_cache_, kReportHistoryDepth);
+    st = report_writer_.Write(report_, report_file_, standings_read ? standings_file_ : std::string(),
+                              &history_cache_, kReportHistoryDepth);
   }
   if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
   return build_cpu_ms;

@@ -20,6 +20,7 @@
 #ifndef SLURM_BUDGET_PRIORITY_BUDGET_RECALC_THREAD_H_
 #define SLURM_BUDGET_PRIORITY_BUDGET_RECALC_THREAD_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,11 @@ class RecalcThread {
   // starts the thread. An error (bad BudgetTree value) means init() fails.
   budget::Status Start();
   void RequestReconfigure();
+  // Whether a plugin that reads the standings file is configured
+  // (sched/timeslice or preempt/timeslice): without one, the file is not
+  // written, and one left from another configuration is removed. Set before
+  // Start() and at each reconfigure; any thread.
+  void SetStandingsRead(bool read) { standings_read_ = read; }
   void Stop();
 
  private:
@@ -98,6 +104,8 @@ class RecalcThread {
   budget::SubtreeHistoryCache history_cache_;  // the report's owed/delivered
   budget::ReportFileWriter report_writer_;
   budget::TimePoint last_pass_ = 0;
+  std::atomic<bool> standings_read_{true};
+  bool standings_removed_ = false;  // since standings_read_ was last true
   std::vector<std::string> top_allocations_;
   budget::TimePoint last_report_ = 0;
   double report_seconds_ = 0;  // CPU of the last report

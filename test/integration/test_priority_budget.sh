@@ -14,6 +14,8 @@
 #   - slurmctld killed with -9 and restarted keeps the usage: the order after
 #     the restart's first pass matches the order before (with the ledger
 #     lost, the 70% team would come first: equal zero usage ties on share);
+#   - without sched/timeslice or preempt/timeslice, no standings file is
+#     written, and a stale one is removed;
 #   - UnknownAccount=reject: job_submit/contract refuses an account the tree
 #     does not bind, naming it.
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +82,9 @@ check "squeue %Q is the priority sprio shows" bash -c "[ \"\$(sprio -h -j $b1 -o
 sprio -l | sed 's/^/     sprio| /'
 check "the report snapshot for sbudget is written in StateSaveLocation" \
   poll 20 test -s "$CLUSTER_DIR/state/budget_report.json"
+# No timeslice plugin here reads the standings: they are not written.
+check "no standings file without sched/timeslice or preempt/timeslice" \
+  test ! -e "$CLUSTER_DIR/state/budget_standings.json"
 scancel "$blocker"
 check "the under-served team's job starts first (teamb)" wait_state "$b1" RUNNING 30
 check "... while teama's waits" state_is "$a1" PENDING
@@ -144,11 +149,15 @@ scontrol reconfigure
 saved_after() { [ -f "$ledger" ] && [ "$(stat -c %Y "$ledger")" -gt "$1" ]; }
 check "the ledger is saved every pass" poll 20 saved_after "$(date +%s)"
 first_passes=$(log_count "priority/budget: pass 1:")
+# A standings file left by another configuration: removed at the first pass.
+echo '{}' > "$CLUSTER_DIR/state/budget_standings.json"
 "$CLUSTER" restart-ctld --kill > /dev/null || fail_now "slurmctld restarts after kill -9"
 check "the restarted plugin loads the ledger" poll 30 log_has "loaded the ledger from $ledger: 2 paths"
 check "the restarted plugin completes a pass" poll 30 log_count_above "priority/budget: pass 1:" "$first_passes"
 check "the order after kill -9 + restart matches the order before" order_after_pass
 check "teamb still ahead of teama after the restart" higher "$b2" "$a_boost"
+check "a stale standings file is removed, and the log says why" \
+  bash -c "[ ! -e '$CLUSTER_DIR/state/budget_standings.json' ] && grep -q 'removed $CLUSTER_DIR/state/budget_standings.json: neither sched/timeslice nor preempt/timeslice' '$LOG'"
 
 # --- UnknownAccount=reject ----------------------------------------------------
 "$CLUSTER" stop > /dev/null
