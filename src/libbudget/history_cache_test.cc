@@ -244,6 +244,51 @@ void test_writer_keeps_text_only_for_the_same_closed_slots(void**) {
   rmdir(dir.c_str());
 }
 
+// A tree of 300 accounts: the report is written from some 2,000 pieces,
+// in several writev batches; the bytes are still the plain writer's.
+void test_a_large_tree_is_written_whole(void**) {
+  std::string json = R"({ "name": "cluster", "children": [)";
+  for (int i = 0; i < 300; ++i) {
+    json += (i ? "," : "") + std::string(R"({ "name": "t)") + std::to_string(i) + R"(", "share": )" +
+            std::to_string(1 + i % 7) + R"(, "account": "t)" + std::to_string(i) + R"(" })";
+  }
+  json += "] }";
+  budget::AllocationTree tree = Tree(json.c_str());
+  Ledger ledger(SmallWindow());
+  const budget::TimePoint now = 100020;
+  for (int i = 0; i < 300; i += 3) {
+    ledger.Charge("t" + std::to_string(i), Ledger::Series::kAllocated, now - 500 + i, now, 1 + i % 5);
+  }
+  budget::FairShareOrder order;
+  std::vector<double> zero(tree.size(), 0.0);
+  assert_true(order.Compute(tree, zero, zero, 8, 600).ok());
+  char dir_template[] = "/tmp/history_cache_test.XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string file = dir + "/report.json";
+  const std::string standings = dir + "/standings.json";
+  budget::SubtreeHistoryCache cache;
+  budget::ReportFileWriter writer;
+  budget::ReportSnapshot report, plain;
+  report.capacity_gpus = plain.capacity_gpus = 8;
+  report.window = plain.window = 600;
+  assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &report, -1, &cache).ok());
+  assert_true(budget::BuildSnapshotNodes(tree, order, {}, now, &ledger, &plain, 2).ok());
+  assert_true(writer.Write(report, file, standings, &cache, 2).ok());
+  std::ifstream in(file, std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  assert_true(written == budget::FormatReportSnapshot(plain));
+  assert_int_equal(writer.history_values_formatted(), 301 * 2 * 10);
+  std::string expected_standings;
+  assert_true(budget::WriteStandingsSnapshot(plain, dir + "/plain.json", &expected_standings).ok());
+  std::ifstream sin(standings, std::ios::binary);
+  const std::string standings_written((std::istreambuf_iterator<char>(sin)), std::istreambuf_iterator<char>());
+  assert_true(standings_written == expected_standings);
+  unlink(file.c_str());
+  unlink(standings.c_str());
+  unlink((dir + "/plain.json").c_str());
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 
 int main(void) {
@@ -252,6 +297,7 @@ int main(void) {
       cmocka_unit_test(test_a_pass_within_a_slot_reads_only_that_slot),
       cmocka_unit_test(test_cached_builds_write_the_plain_bytes),
       cmocka_unit_test(test_writer_keeps_text_only_for_the_same_closed_slots),
+      cmocka_unit_test(test_a_large_tree_is_written_whole),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -637,22 +638,42 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
-Status WriteAllAndSync(const std::string& tmp, const std::string& text, bool sync = true) {
+// Writes `pieces` in order, a batch of them per writev (no piece is empty).
+Status WritePieces(int fd, const std::vector<iovec>& pieces, const std::string& tmp) {
+  constexpr size_t kBatch = 512;  // at most IOV_MAX (1024 on Linux)
+  iovec batch[kBatch];
+  size_t next = 0;    // the first piece not wholly written
+  size_t written = 0;  // of which this many bytes were
+  while (next < pieces.size()) {
+    size_t count = 0;
+    for (size_t i = next; i < pieces.size() && count < kBatch; ++i) batch[count++] = pieces[i];
+    batch[0].iov_base = static_cast<char*>(batch[0].iov_base) + written;
+    batch[0].iov_len -= written;
+    ssize_t n = ::writev(fd, batch, static_cast<int>(count));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::IOError(tmp + ": write failed: " + ErrnoText(errno));
+    size_t left = static_cast<size_t>(n);
+    while (left > 0) {
+      const size_t rest = pieces[next].iov_len - written;
+      if (left < rest) {
+        written += left;
+        break;
+      }
+      left -= rest;
+      ++next;
+      written = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+Status WriteAllAndSync(const std::string& tmp, const std::vector<iovec>& pieces, bool sync) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError(tmp + ": cannot create: " + ErrnoText(errno));
   Status s;
   // The umask may have narrowed the mode; users must be able to read it.
   if (::fchmod(fd, 0644) != 0) s = Status::IOError(tmp + ": chmod 0644 failed: " + ErrnoText(errno));
-  size_t done = 0;
-  while (s.ok() && done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      s = Status::IOError(tmp + ": write failed: " + ErrnoText(errno));
-      break;
-    }
-    done += static_cast<size_t>(n);
-  }
+  if (s.ok()) s = WritePieces(fd, pieces, tmp);
   if (s.ok() && sync && ::fsync(fd) != 0) s = Status::IOError(tmp + ": fsync failed: " + ErrnoText(errno));
   if (::close(fd) != 0 && s.ok()) s = Status::IOError(tmp + ": close failed: " + ErrnoText(errno));
   return s;
@@ -770,12 +791,12 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
 
 namespace {
 
-// `text` to `file` atomically (tmp, fsync, rename, directory fsync).
-// `sync` false: replaced atomically, but not forced to disk (see
-// ReportFileWriter).
-Status ReplaceFileWith(const std::string& file, const std::string& text, bool sync = true) {
+// `pieces`, one after the other, to `file` atomically (tmp, fsync, rename,
+// directory fsync). `sync` false: replaced atomically, but not forced to
+// disk (see ReportFileWriter).
+Status ReplaceFileWith(const std::string& file, const std::vector<iovec>& pieces, bool sync) {
   std::string tmp = file + ".tmp";
-  Status s = WriteAllAndSync(tmp, text, sync);
+  Status s = WriteAllAndSync(tmp, pieces, sync);
   if (s.ok() && ::rename(tmp.c_str(), file.c_str()) != 0) {
     s = Status::IOError(file + ": rename from " + tmp + " failed: " + ErrnoText(errno));
   }
@@ -784,6 +805,10 @@ Status ReplaceFileWith(const std::string& file, const std::string& text, bool sy
     return s;
   }
   return sync ? SyncDirectoryOf(file) : Status::Ok();
+}
+
+Status ReplaceFileWith(const std::string& file, const std::string& text) {
+  return ReplaceFileWith(file, {iovec{const_cast<char*>(text.data()), text.size()}}, /*sync=*/true);
 }
 
 }  // namespace
@@ -842,22 +867,41 @@ void ReportFileWriter::FormatClosedHistory(const SubtreeHistoryCache& cache, int
   closed_depth_ = max_depth;
 }
 
-void ReportFileWriter::AssembleHistory(const SubtreeHistoryCache& cache) {
+void ReportFileWriter::AddPiece(const char* data, size_t size) {
+  if (size > 0) pieces_.push_back(iovec{const_cast<char*>(data), size});
+}
+
+void ReportFileWriter::AddHistoryPieces(const SubtreeHistoryCache& cache) {
   const size_t slots = cache.slots();
-  history_text_.assign(1, '[');
-  uint32_t begin = 0;
+  // First every last value, so that last_text_ no longer moves.
+  last_text_.clear();
+  last_ends_.clear();
+  for (size_t id : closed_nodes_) {
+    if (slots == 0) break;
+    AppendValue(cache.delivered(id, slots - 1), &last_text_);
+    last_ends_.push_back(static_cast<uint32_t>(last_text_.size()));
+    AppendValue(cache.owed(id, slots - 1), &last_text_);
+    last_ends_.push_back(static_cast<uint32_t>(last_text_.size()));
+  }
+  AddPiece("[", 1);
+  uint32_t begin = 0, last_begin = 0;
   for (size_t e = 0; e < closed_nodes_.size(); ++e) {
-    if (e > 0) history_text_.push_back(',');
-    const size_t id = closed_nodes_[e];
+    if (e > 0) AddPiece(",", 1);
     const uint32_t delivered_end = closed_ends_[2 * e], owed_end = closed_ends_[2 * e + 1];
-    history_text_.append(closed_text_, begin, delivered_end - begin);
-    if (slots > 0) AppendValue(cache.delivered(id, slots - 1), &history_text_);
-    history_text_.append(closed_text_, delivered_end, owed_end - delivered_end);
-    if (slots > 0) AppendValue(cache.owed(id, slots - 1), &history_text_);
-    history_text_ += "]}";
+    AddPiece(closed_text_.data() + begin, delivered_end - begin);
+    if (slots > 0) {
+      AddPiece(last_text_.data() + last_begin, last_ends_[2 * e] - last_begin);
+      last_begin = last_ends_[2 * e];
+    }
+    AddPiece(closed_text_.data() + delivered_end, owed_end - delivered_end);
+    if (slots > 0) {
+      AddPiece(last_text_.data() + last_begin, last_ends_[2 * e + 1] - last_begin);
+      last_begin = last_ends_[2 * e + 1];
+    }
+    AddPiece("]}", 2);
     begin = owed_end;
   }
-  history_text_.push_back(']');
+  AddPiece("]", 1);
 }
 
 void ReportFileWriter::FormatTreeFields(const std::vector<SnapshotNode>& nodes) {
@@ -922,34 +966,53 @@ Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& 
       history_values_formatted_ += h.delivered.size() + h.owed.size();
     }
     hw.EndArray();
-  } else {
-    if (closed_generation_ == 0 || closed_generation_ != history->closed_generation() ||
-        closed_depth_ != history_max_depth) {
-      FormatClosedHistory(*history, history_max_depth);
-    }
-    AssembleHistory(*history);
+  } else if (closed_generation_ == 0 || closed_generation_ != history->closed_generation() ||
+             closed_depth_ != history_max_depth) {
+    FormatClosedHistory(*history, history_max_depth);
   }
 
+  // The file is written from the pieces where they lie (writev): the text
+  // around the nodes and the history, the nodes' text, and the history's
+  // closed text with each series' last value. Copied into one buffer, those
+  // megabytes were touched twice more per pass.
   text_.clear();
   JsonWriter w(&text_);
   WriteHead(w, report);
-  w.Key("nodes").Raw(nodes_text_);
+  w.Key("nodes").Raw("[]");
+  const size_t nodes_at = text_.size() - 2;
   WriteJobs(w, report, /*rows=*/true);
-  w.Key("history").Raw(history_text_);
+  w.Key("history").Raw("[]");
+  const size_t history_at = text_.size() - 2;
   w.EndObject();
   text_.push_back('\n');
-  Status s = ReplaceFileWith(report_file, text_, /*sync=*/false);
+  // Raw("[]") left a place for each: the text resumes 2 bytes after it.
+  pieces_.clear();
+  AddPiece(text_.data(), nodes_at);
+  AddPiece(nodes_text_.data(), nodes_text_.size());
+  AddPiece(text_.data() + nodes_at + 2, history_at - (nodes_at + 2));
+  if (history == nullptr) {
+    AddPiece(history_text_.data(), history_text_.size());
+  } else {
+    AddHistoryPieces(*history);
+  }
+  AddPiece(text_.data() + history_at + 2, text_.size() - (history_at + 2));
+  Status s = ReplaceFileWith(report_file, pieces_, /*sync=*/false);
   if (!s.ok() || standings_file.empty()) return s;
 
   text_.clear();
   JsonWriter sw(&text_);
   WriteHead(sw, report);
-  sw.Key("nodes").Raw(nodes_text_);
+  sw.Key("nodes").Raw("[]");
+  const size_t standings_nodes_at = text_.size() - 2;
   WriteJobs(sw, report, /*rows=*/false);
   sw.Key("history").BeginArray().EndArray();
   sw.EndObject();
   text_.push_back('\n');
-  return ReplaceFileWith(standings_file, text_, /*sync=*/false);
+  pieces_.clear();
+  AddPiece(text_.data(), standings_nodes_at);
+  AddPiece(nodes_text_.data(), nodes_text_.size());
+  AddPiece(text_.data() + standings_nodes_at + 2, text_.size() - (standings_nodes_at + 2));
+  return ReplaceFileWith(standings_file, pieces_, /*sync=*/false);
 }
 
 Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {

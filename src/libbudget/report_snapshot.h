@@ -80,6 +80,8 @@
 #ifndef SLURM_BUDGET_LIBBUDGET_REPORT_SNAPSHOT_H_
 #define SLURM_BUDGET_LIBBUDGET_REPORT_SNAPSHOT_H_
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -243,18 +245,21 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
 // Writes a plugin's report and standings files pass after pass, with the
 // same bytes WriteReportSnapshot and WriteStandingsSnapshot write, reusing
 // what did not change since the previous Write:
-//   - the nodes are formatted once for both files;
+//   - the nodes are formatted once for both files, and the text of their
+//     tree fields (path to entitlement) is kept while those stay the same;
 //   - with a SubtreeHistoryCache (the one BuildSnapshotNodes just updated
 //     for this report), the history is that cache's series of the nodes
 //     down to history_max_depth, as BuildSnapshotNodes would have copied
 //     them into report.history (which is then not read). The text of every
 //     slot but the last is kept in one buffer while the cache's closed
 //     slots stand (SubtreeHistoryCache::closed_generation), so a pass within
-//     an hour formats two values per node and copies the rest in one
-//     sequential sweep. At 1,011 nodes with a week of hourly history that
+//     an hour formats two values per node and writes the rest from where it
+//     lies. At 1,011 nodes with a week of hourly history that
 //     is 340,000 numbers, most of the report's formatting, formatted once an
 //     hour instead of once a pass. Without a cache, report.history is
-//     formatted whole.
+//     formatted whole;
+//   - each file is written with writev from those pieces, not copied into
+//     one buffer first.
 // The files are derived data, rewritten every pass and again by the first
 // pass after a restart: they are replaced atomically (write file.tmp,
 // rename) with mode 0644, but not fsynced. A crash of the machine can at
@@ -283,9 +288,12 @@ class ReportFileWriter {
   void FormatTreeFields(const std::vector<SnapshotNode>& nodes);
   // Formats the closed text of `cache`'s series down to max_depth.
   void FormatClosedHistory(const SubtreeHistoryCache& cache, int max_depth);
-  // The "history" array: the closed text with each series' last value.
-  void AssembleHistory(const SubtreeHistoryCache& cache);
   void AppendValue(double value, std::string* out);
+  // Appends to pieces_ (skipped if empty).
+  void AddPiece(const char* data, size_t size);
+  // The "history" array's pieces: the closed text with each series' last
+  // value (formatted into last_text_).
+  void AddHistoryPieces(const SubtreeHistoryCache& cache);
 
   // Per history entry, two parts of its text, one after the other in
   // closed_text_: everything before its last delivered value, then
@@ -296,7 +304,12 @@ class ReportFileWriter {
   std::vector<size_t> closed_nodes_;
   uint64_t closed_generation_ = 0;  // the cache's, when formatted; 0: none
   int closed_depth_ = -1;
-  std::string history_text_;
+  std::string history_text_;  // the history, formatted whole (no cache)
+  // Each history entry's last delivered and owed values, one after the
+  // other (last_ends_: where each ends).
+  std::string last_text_;
+  std::vector<uint32_t> last_ends_;
+  std::vector<iovec> pieces_;  // what the file being written holds, in order
   // Per node, the start of its object up to its tree fields, one after the
   // other in tree_text_ (tree_ends_: where each ends), and those fields as
   // formatted (tree_nodes_, only the tree fields set).
