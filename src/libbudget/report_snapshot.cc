@@ -913,17 +913,7 @@ void ReportFileWriter::FormatTreeFields(const std::vector<SnapshotNode>& nodes) 
     w.BeginObject();
     WriteNodeTreeFields(w, n);
     tree_ends_.push_back(static_cast<uint32_t>(tree_text_.size()));
-    SnapshotNode fields;
-    fields.path = n.path;
-    fields.name = n.name;
-    fields.depth = n.depth;
-    fields.owners = n.owners;
-    fields.account = n.account;
-    fields.user = n.user;
-    fields.share = n.share;
-    fields.normalized_share = n.normalized_share;
-    fields.entitlement = n.entitlement;
-    tree_nodes_.push_back(std::move(fields));
+    tree_nodes_.push_back(n);  // only its tree fields are compared
   }
   ++tree_formats_;
 }

@@ -312,7 +312,7 @@ class ReportFileWriter {
   std::vector<iovec> pieces_;  // what the file being written holds, in order
   // Per node, the start of its object up to its tree fields, one after the
   // other in tree_text_ (tree_ends_: where each ends), and those fields as
-  // formatted (tree_nodes_, only the tree fields set).
+  // formatted (tree_nodes_: the nodes they were formatted from).
   std::string tree_text_;
   std::vector<uint32_t> tree_ends_;
   std::vector<SnapshotNode> tree_nodes_;
