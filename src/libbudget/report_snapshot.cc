@@ -638,13 +638,16 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
-// Writes `pieces` in order, a batch of them per writev (no piece is empty).
+// Writes `pieces` in order, a batch of them per writev.
 Status WritePieces(int fd, const std::vector<iovec>& pieces, const std::string& tmp) {
   constexpr size_t kBatch = 512;  // at most IOV_MAX (1024 on Linux)
   iovec batch[kBatch];
   size_t next = 0;    // the first piece not wholly written
   size_t written = 0;  // of which this many bytes were
-  while (next < pieces.size()) {
+  for (;;) {
+    // Empty pieces are skipped: a batch of them alone would write 0 bytes.
+    while (next < pieces.size() && pieces[next].iov_len == 0) ++next;
+    if (next == pieces.size()) break;
     size_t count = 0;
     for (size_t i = next; i < pieces.size() && count < kBatch; ++i) batch[count++] = pieces[i];
     batch[0].iov_base = static_cast<char*>(batch[0].iov_base) + written;
