@@ -366,12 +366,16 @@ size_t Ledger::BucketBytes() const {
 Ledger::RawSeries Ledger::ExportSeries(const std::string& path,
                                        Series series) const {
   RawSeries raw;
-  ExportRing(FindRing(path, series), BucketCount(series), &raw);
+  const SeriesView view = ViewRing(FindRing(path, series), BucketCount(series));
+  raw.head = view.head;
+  raw.values.reserve(view.size());
+  raw.values.insert(raw.values.end(), view.older, view.older + view.older_size);
+  raw.values.insert(raw.values.end(), view.newer, view.newer + view.newer_size);
   return raw;
 }
 
 void Ledger::ExportAllSeries(
-    const std::function<void(const std::string& path, const RawSeries (&series)[kSeriesCount])>& visit) const {
+    const std::function<void(const std::string& path, const SeriesView (&series)[kSeriesCount])>& visit) const {
   if (sorted_generation_ != paths_generation_) {
     sorted_.clear();
     sorted_.reserve(paths_.size());
@@ -379,29 +383,28 @@ void Ledger::ExportAllSeries(
     std::sort(sorted_.begin(), sorted_.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
     sorted_generation_ = paths_generation_;
   }
-  RawSeries raw[kSeriesCount];
+  SeriesView views[kSeriesCount];
   for (const auto* entry : sorted_) {
     for (int s = 0; s < kSeriesCount; ++s) {
       const Ring& ring = entry->second.rings[s];
-      ExportRing(ring.slots ? &ring : nullptr, BucketCount(static_cast<Series>(s)), &raw[s]);
+      views[s] = ViewRing(ring.slots ? &ring : nullptr, BucketCount(static_cast<Series>(s)));
     }
-    visit(entry->first, raw);
+    visit(entry->first, views);
   }
 }
 
-void Ledger::ExportRing(const Ring* ring, int64_t n, RawSeries* out) {
-  if (ring == nullptr) {
-    out->head = kNoHead;
-    out->values.clear();
-    return;
-  }
-  out->head = ring->head;
-  out->values.resize(n);
-  // The ring from the oldest retained bucket on: two contiguous runs.
+Ledger::SeriesView Ledger::ViewRing(const Ring* ring, int64_t n) {
+  SeriesView view;
+  if (ring == nullptr) return view;
+  view.head = ring->head;
+  // From the oldest retained bucket on: the slots from its slot to the end,
+  // then those before it.
   const int64_t oldest_slot = FloorMod(ring->head - (n - 1), n);
-  std::copy(ring->slots.get() + oldest_slot, ring->slots.get() + n, out->values.begin());
-  std::copy(ring->slots.get(), ring->slots.get() + oldest_slot,
-            out->values.begin() + (n - oldest_slot));
+  view.older = ring->slots.get() + oldest_slot;
+  view.older_size = static_cast<size_t>(n - oldest_slot);
+  view.newer = ring->slots.get();
+  view.newer_size = static_cast<size_t>(oldest_slot);
+  return view;
 }
 
 Status Ledger::ImportSeries(const std::string& path, Series series,

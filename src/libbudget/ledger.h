@@ -211,12 +211,24 @@ class Ledger {
     std::vector<float> values;
   };
   RawSeries ExportSeries(const std::string& path, Series series) const;
+  // A series's retained buckets as RawSeries orders them, read in place:
+  // the ring's two contiguous runs, `older` then `newer` (a save reads
+  // each bucket once and copies none). Valid until the ledger changes.
+  struct SeriesView {
+    int64_t head = kNoHead;
+    const float* older = nullptr;
+    size_t older_size = 0;
+    const float* newer = nullptr;
+    size_t newer_size = 0;
+    size_t size() const { return older_size + newer_size; }
+    float operator[](size_t i) const { return i < older_size ? older[i] : newer[i - older_size]; }
+  };
   // Calls visit(path, series) for every path, in sorted order (the file
-  // format's), series[s] the export of Series s: the saver's walk, without a
+  // format's), series[s] the view of Series s: the saver's walk, without a
   // lookup per series; the sorted order is kept from one call to the next
   // while no path is added or dropped. `visit` must not change the ledger.
   void ExportAllSeries(
-      const std::function<void(const std::string& path, const RawSeries (&series)[kSeriesCount])>& visit) const;
+      const std::function<void(const std::string& path, const SeriesView (&series)[kSeriesCount])>& visit) const;
   // Replaces a series with `raw` (values.size() must equal the series's
   // bucket count); InvalidArgument otherwise.
   Status ImportSeries(const std::string& path, Series series,
@@ -255,7 +267,7 @@ class Ledger {
   Ring* MutableRing(const std::string& path, Series series);
   int64_t BucketCount(Series series) const;
 
-  static void ExportRing(const Ring* ring, int64_t n, RawSeries* out);
+  static SeriesView ViewRing(const Ring* ring, int64_t n);
 
   Options options_;
   std::unordered_map<std::string, PathUsage> paths_;

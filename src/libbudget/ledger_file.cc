@@ -148,52 +148,71 @@ class ChunkWriter {
   Status status_;
 };
 
-// Index of the first non-zero bucket: leading zeros are not written.
-size_t FirstNonZero(const std::vector<float>& values) {
-  size_t first = 0;
-  while (first < values.size() && values[first] == 0.0f) ++first;
-  return first;
+// Leading zero buckets of a series: they are not written.
+size_t LeadingZeros(const Ledger::SeriesView& view) {
+  size_t i = 0;
+  while (i < view.older_size && view.older[i] == 0.0f) ++i;
+  if (i < view.older_size) return i;
+  size_t j = 0;
+  while (j < view.newer_size && view.newer[j] == 0.0f) ++j;
+  return i + j;
 }
 
-// The payload's size, computed before writing it because the header that
-// precedes it (and that the CRC covers first) states it.
-uint64_t PayloadSize(const Ledger& ledger) {
-  uint64_t size = 3 * 8 + 4;
-  ledger.ExportAllSeries([&size](const std::string& path, const Ledger::RawSeries (&series)[Ledger::kSeriesCount]) {
-    size += 4 + path.size();
-    for (const Ledger::RawSeries& raw : series) {
-      size += 1;
-      if (raw.head != Ledger::kNoHead) size += 8 + 4 + 4 * (raw.values.size() - FirstNonZero(raw.values));
-    }
-  });
-  return size + 4 + 12 * uint64_t{ledger.job_count()};
+// Writes a series's buckets from index `first` on, straight from the ring.
+void WriteBuckets(const Ledger::SeriesView& view, size_t first, ChunkWriter* out) {
+  if (first < view.older_size) {
+    out->Floats(view.older + first, view.older_size - first);
+    out->Floats(view.newer, view.newer_size);
+  } else {
+    const size_t skip = first - view.older_size;
+    out->Floats(view.newer + skip, view.newer_size - skip);
+  }
 }
 
 void Encode(const Ledger& ledger, ChunkWriter* out) {
+  // A first walk for the payload's size, which the header that precedes it
+  // (and that the CRC covers first) states, noting each series's leading
+  // zeros for the second walk, which writes.
+  std::vector<uint32_t> leading;
+  uint64_t payload = 3 * 8 + 4;
+  ledger.ExportAllSeries(
+      [&](const std::string& path, const Ledger::SeriesView (&series)[Ledger::kSeriesCount]) {
+        payload += 4 + path.size();
+        for (const Ledger::SeriesView& view : series) {
+          payload += 1;
+          if (view.head == Ledger::kNoHead) continue;
+          leading.push_back(static_cast<uint32_t>(LeadingZeros(view)));
+          payload += 8 + 4 + 4 * (view.size() - leading.back());
+        }
+      });
+  payload += 4 + 12 * uint64_t{ledger.job_count()};
+
   out->Bytes(kMagic, sizeof kMagic);
   out->U32(kLedgerFileVersion);
-  out->U64(PayloadSize(ledger));
+  out->U64(payload);
 
   const Ledger::Options& o = ledger.options();
   out->I64(o.window);
   out->I64(o.bucket_width);
   out->I64(o.report_bucket_width);
   out->U32(static_cast<uint32_t>(ledger.path_count()));
-  ledger.ExportAllSeries([out](const std::string& path, const Ledger::RawSeries (&series)[Ledger::kSeriesCount]) {
-    out->U32(static_cast<uint32_t>(path.size()));
-    out->Bytes(path.data(), path.size());
-    for (const Ledger::RawSeries& raw : series) {
-      if (raw.head == Ledger::kNoHead) {
-        out->U8(0);
-        continue;
-      }
-      const size_t first = FirstNonZero(raw.values);
-      out->U8(1);
-      out->I64(raw.head);
-      out->U32(static_cast<uint32_t>(raw.values.size() - first));
-      out->Floats(raw.values.data() + first, raw.values.size() - first);
-    }
-  });
+  size_t next = 0;
+  ledger.ExportAllSeries(
+      [&](const std::string& path, const Ledger::SeriesView (&series)[Ledger::kSeriesCount]) {
+        out->U32(static_cast<uint32_t>(path.size()));
+        out->Bytes(path.data(), path.size());
+        for (const Ledger::SeriesView& view : series) {
+          if (view.head == Ledger::kNoHead) {
+            out->U8(0);
+            continue;
+          }
+          const size_t first = leading[next++];
+          out->U8(1);
+          out->I64(view.head);
+          out->U32(static_cast<uint32_t>(view.size() - first));
+          WriteBuckets(view, first, out);
+        }
+      });
   auto cursors = ledger.JobCursors();
   std::sort(cursors.begin(), cursors.end());
   out->U32(static_cast<uint32_t>(cursors.size()));

@@ -197,6 +197,55 @@ void TestRoundTrip(void**) {
   RemoveTree(dir);
 }
 
+// The file's bytes, built by hand from the format (ledger_file.h): each
+// series from its first non-zero bucket, read in place from its ring
+// whether that bucket is in the ring's older run, its newer run, or the
+// first of either.
+void TestFileBytesFromTheFormat(void**) {
+  Ledger ledger = SampleLedger();
+  // wrap allocated: buckets 5 and 13 (head 13; the ring starts at bucket 2,
+  // in slot 2): 300 in each, 7 zeros between, 3 leading zeros skipped.
+  ledger.Charge("wrap", Series::kAllocated, 1500, 1800, 1.0);
+  ledger.Charge("wrap", Series::kAllocated, 3900, 4200, 1.0);
+
+  auto series = [](int64_t head, const std::vector<float>& values) {
+    std::string s(1, '\1');
+    PutU64(&s, static_cast<uint64_t>(head));
+    PutU32(&s, static_cast<uint32_t>(values.size()));
+    for (float v : values) PutF32(&s, v);
+    return s;
+  };
+  const std::string absent(1, '\0');
+  std::string p = SmallOptionsPayload();
+  PutU32(&p, 3);
+  PutU32(&p, 12);
+  p += "llm/pretrain";
+  p += series(11, {600, 600});            // buckets 10, 11
+  p += absent;                            // unallocated
+  p += series(1, {2700, 2700});           // report buckets 0, 1 (ring from -2)
+  PutU32(&p, 8);
+  p += "robotics";
+  p += absent;
+  p += series(1, {50});                   // report bucket 1
+  p += absent;
+  PutU32(&p, 4);
+  p += "wrap";
+  p += series(13, {300, 0, 0, 0, 0, 0, 0, 0, 300});  // buckets 5..13
+  p += absent;
+  p += absent;
+  PutU32(&p, 2);                          // job cursors, by job id
+  PutU32(&p, 7);
+  PutU64(&p, 1800);
+  PutU32(&p, 42);
+  PutU64(&p, 3600);
+  assert_true(EncodeLedger(ledger) == Envelope(p, budget::kLedgerFileVersion));
+
+  // And back: the buckets as charged.
+  Ledger loaded(SmallOptions());
+  assert_true(DecodeLedger(Envelope(p, budget::kLedgerFileVersion), "golden", &loaded).ok());
+  assert_true(loaded.ExportSeries("wrap", Series::kAllocated).values == ledger.ExportSeries("wrap", Series::kAllocated).values);
+}
+
 void TestRoundTripOfEmptyLedger(void**) {
   Ledger empty(SmallOptions());
   Ledger loaded = SentinelLedger();
@@ -548,6 +597,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(TestCrc32KnownValues),
       cmocka_unit_test(TestRoundTrip),
+      cmocka_unit_test(TestFileBytesFromTheFormat),
       cmocka_unit_test(TestRoundTripOfEmptyLedger),
       cmocka_unit_test(TestRestartDoesNotChargeTwice),
       cmocka_unit_test(TestMissingFileIsNotFound),

@@ -372,12 +372,14 @@ void TestExportAllSeries(void** /*state*/) {
   Ledger ledger(SmallOptions());
   auto visited = [&ledger]() {
     std::vector<std::string> paths;
-    ledger.ExportAllSeries([&](const std::string& path, const Ledger::RawSeries (&series)[Ledger::kSeriesCount]) {
+    ledger.ExportAllSeries([&](const std::string& path, const Ledger::SeriesView (&series)[Ledger::kSeriesCount]) {
       paths.push_back(path);
       for (int s = 0; s < Ledger::kSeriesCount; ++s) {
         Ledger::RawSeries want = ledger.ExportSeries(path, static_cast<Series>(s));
         assert_int_equal(series[s].head, want.head);
-        assert_true(series[s].values == want.values);
+        std::vector<float> got;
+        for (size_t i = 0; i < series[s].size(); ++i) got.push_back(series[s][i]);
+        assert_true(got == want.values);
       }
     });
     return paths;
@@ -401,7 +403,7 @@ void TestExportAllSeries(void** /*state*/) {
   ledger.Charge("zeta", Series::kDemand, 0, 300, 1.0);
   assert_true(visited() == (std::vector<std::string>{"zeta"}));
   std::vector<std::string> moved_paths;
-  moved.ExportAllSeries([&](const std::string& path, const Ledger::RawSeries (&)[Ledger::kSeriesCount]) {
+  moved.ExportAllSeries([&](const std::string& path, const Ledger::SeriesView (&)[Ledger::kSeriesCount]) {
     moved_paths.push_back(path);
   });
   assert_true(moved_paths == (std::vector<std::string>{"alpha", "llm", "llm/pretrain"}));
