@@ -20,6 +20,7 @@
 #include "libbudget/job_contract.h"
 #include "libbudget/ledger.h"
 #include "libbudget/tree.h"
+#include "priority_budget/curl_library.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/job_view_cache.h"
 #include "priority_budget/plugin_state.h"
@@ -585,6 +586,23 @@ void test_tree_source_specs(void** /*state*/) {
   assert_false(budget_prio::TreeSource::FromSpec("file://relative", &source).ok());
 }
 
+// libcurl is loaded on demand: a missing library, or one without curl's
+// functions, is an error naming it; the real one loads.
+void test_curl_library_loads_on_demand(void** /*state*/) {
+  budget_prio::CurlLibrary lib;
+  std::string error;
+  assert_false(budget_prio::CurlLibrary::Open("libcurl-absent.so.0", &lib, &error));
+  assert_non_null(strstr(error.c_str(), "cannot load libcurl-absent.so.0"));
+  error.clear();
+  assert_false(budget_prio::CurlLibrary::Open("libz.so.1", &lib, &error));
+  assert_string_equal(error.c_str(), "libz.so.1: no function curl_global_init");
+  error.clear();
+  assert_true(budget_prio::CurlLibrary::Open(budget_prio::CurlLibrary::kSoname, &lib, &error));
+  assert_true(error.empty());
+  assert_non_null(lib.easy_perform);
+  assert_string_equal(lib.easy_strerror(CURLE_COULDNT_CONNECT), "Couldn't connect to server");
+}
+
 void test_unreachable_url_is_an_error(void** /*state*/) {
   budget_prio::TreeSource source;
   // Port 1 on localhost: nothing listens, connection refused at once.
@@ -682,6 +700,7 @@ int main(void) {
       cmocka_unit_test(test_view_cache_resolves_nodes_per_tree),
       cmocka_unit_test(test_changed_jobs_overflow_to_a_full_rebuild),
       cmocka_unit_test(test_tree_source_specs),
+      cmocka_unit_test(test_curl_library_loads_on_demand),
       cmocka_unit_test(test_unreachable_url_is_an_error),
       cmocka_unit_test(test_reloader_keeps_last_good_tree),
       cmocka_unit_test(test_atomic_write_and_set_aside),

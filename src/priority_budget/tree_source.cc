@@ -1,14 +1,14 @@
 // TreeSource: see tree_source.h.
 #include "priority_budget/tree_source.h"
 
-#include <curl/curl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <sstream>
+
+#include "priority_budget/curl_library.h"
 
 namespace budget_prio {
 
@@ -32,11 +32,6 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   }
   download->body->append(data, bytes);
   return bytes;
-}
-
-void GlobalCurlInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 }  // namespace
@@ -87,30 +82,32 @@ budget::Status TreeSource::FetchFile(std::string* text) const {
 }
 
 budget::Status TreeSource::FetchUrl(std::string* text) const {
-  GlobalCurlInit();
-  CURL* curl = curl_easy_init();
+  std::string load_error;
+  const CurlLibrary* lib = CurlLibrary::Get(&load_error);
+  if (!lib) return budget::Status::IOError(url_ + ": " + load_error);
+  CURL* curl = lib->easy_init();
   if (!curl) return budget::Status::IOError(url_ + ": curl_easy_init failed");
   std::string body;
   Download download{&body};
   char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl, CURLOPT_URL, url_.c_str());
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, kTotalTimeoutSeconds);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // we are a thread of slurmctld
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &download);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-  CURLcode rc = curl_easy_perform(curl);
+  lib->easy_setopt(curl, CURLOPT_URL, url_.c_str());
+  lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
+  lib->easy_setopt(curl, CURLOPT_TIMEOUT, kTotalTimeoutSeconds);
+  lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // we are a thread of slurmctld
+  lib->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  lib->easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  lib->easy_setopt(curl, CURLOPT_WRITEDATA, &download);
+  lib->easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  CURLcode rc = lib->easy_perform(curl);
   long http_status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http_status);
-  curl_easy_cleanup(curl);
+  lib->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http_status);
+  lib->easy_cleanup(curl);
   if (download.too_large) {
     return budget::Status::IOError(url_ + ": larger than " + std::to_string(kMaxDocumentBytes) + " bytes");
   }
   if (rc != CURLE_OK) {
-    return budget::Status::IOError(url_ + ": " + (error[0] ? error : curl_easy_strerror(rc)));
+    return budget::Status::IOError(url_ + ": " + (error[0] ? error : lib->easy_strerror(rc)));
   }
   if (http_status >= 400) {
     return budget::Status::IOError(url_ + ": HTTP status " + std::to_string(http_status));

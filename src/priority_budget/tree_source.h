@@ -1,15 +1,16 @@
 // TreeSource: where the allocation tree comes from (budget.conf BudgetTree)
 // and how its text is fetched: a plain path or file:// URL is read from
-// disk; an http:// or https:// URL is fetched with libcurl, with a connect
-// timeout and a total timeout, following redirects.
+// disk; an http:// or https:// URL is fetched with libcurl (loaded at the
+// first URL fetch, see curl_library.h), with a connect timeout and a total
+// timeout, following redirects.
 //
 // Fetching blocks (up to the total timeout for a URL): call it only from the
 // plugin's own thread, never under slurmctld's locks or on the scheduling
 // path.
 //
 // Thread safety: a TreeSource is an immutable value; Fetch() and
-// ModificationTime() may run in any thread. libcurl's global init is done
-// once, thread-safely, on first use.
+// ModificationTime() may run in any thread. libcurl is loaded, and its
+// global init done, once, thread-safely, on first use.
 #ifndef SLURM_BUDGET_PRIORITY_BUDGET_TREE_SOURCE_H_
 #define SLURM_BUDGET_PRIORITY_BUDGET_TREE_SOURCE_H_
 

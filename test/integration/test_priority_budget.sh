@@ -10,7 +10,8 @@
 #   - sprio -l shows the fair-share position (FAIRSHARE) and the within-team
 #     priority (ASSOC); squeue %Q the priority;
 #   - a malformed tree written at run time is refused, the log says why, the
-#     order stays; an unreachable URL changes nothing either;
+#     order stays; a tree served over HTTP loads (libcurl is loaded only
+#     then), and the URL no longer answering changes nothing;
 #   - slurmctld killed with -9 and restarted keeps the usage: the order after
 #     the restart's first pass matches the order before (with the ledger
 #     lost, the 70% team would come first: equal zero usage ties on share);
@@ -134,13 +135,34 @@ check "the log says the last good tree is kept" log_has "keeping the last good t
 check "the order stays" order_after_pass
 cp "$good_tree" "$TREE"
 
-# --- an unreachable URL changes nothing --------------------------------------
+# --- a tree served over HTTP; then the URL stops answering ------------------
+# libcurl (and the 28 libraries it brings) is loaded at the first URL fetch,
+# not with the plugin.
+ctld_maps() { cat "/proc/$(cat "$CLUSTER_DIR/run/slurmctld.mypid")/maps"; }
+no_libcurl() { ! ctld_maps | grep -q libcurl || { echo "slurmctld maps libcurl"; return 1; }; }
+has_libcurl() { ctld_maps | grep -q 'libcurl\.so\.4' || { echo "slurmctld does not map libcurl.so.4"; return 1; }; }
+check "slurmctld has not loaded libcurl while BudgetTree is a file" no_libcurl
+www=$(mktemp -d /tmp/test_priority_budget.www.XXXXXX)
+cp "$good_tree" "$www/tree.json"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 url="http://127.0.0.1:$port/tree.json"
+# timeout: the server cannot outlive a test that stops early.
+timeout 300 python3 -m http.server --bind 127.0.0.1 --directory "$www" "$port" > /dev/null 2>&1 &
+server=$!
+check "the test's HTTP server serves the tree" poll 20 curl -sf -o /dev/null "$url"
 budget_conf "$url" unallocated > "$CLUSTER_DIR/etc/budget.conf"
 scontrol reconfigure
-check "an unreachable URL is refused, naming the URL" poll 30 log_has "refused the tree from $url"
+check "a tree served over HTTP is loaded" poll 30 log_has "loaded the allocation tree from $url: 3 nodes"
+check "... through libcurl, loaded for the URL" has_libcurl
+check "the order stays (the same tree)" order_after_pass
+refused_before=$(log_count "refused the tree from $url")
+kill "$server"; wait "$server" 2>/dev/null
+rm -rf "$www"
+scontrol reconfigure
+check "an unreachable URL is refused, naming the URL" \
+  poll 30 log_count_above "refused the tree from $url" "$refused_before"
 check "the log gives curl's reason" log_has "refused tree: $url: "
+check "the log says the last good tree (from the URL) is kept" log_has "keeping the last good tree (3 nodes, from $url)"
 check "the order stays with the URL down" order_after_pass
 budget_conf "$TREE" unallocated > "$CLUSTER_DIR/etc/budget.conf"
 scontrol reconfigure
