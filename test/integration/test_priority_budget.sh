@@ -138,9 +138,12 @@ cp "$good_tree" "$TREE"
 # --- a tree served over HTTP; then the URL stops answering ------------------
 # libcurl (and the 28 libraries it brings) is loaded at the first URL fetch,
 # not with the plugin.
-ctld_maps() { cat "/proc/$(cat "$CLUSTER_DIR/run/slurmctld.mypid")/maps"; }
-no_libcurl() { ! ctld_maps | grep -q libcurl || { echo "slurmctld maps libcurl"; return 1; }; }
-has_libcurl() { ctld_maps | grep -q 'libcurl\.so\.4' || { echo "slurmctld does not map libcurl.so.4"; return 1; }; }
+ctld_maps_file() { echo "/proc/$(cat "$CLUSTER_DIR/run/slurmctld.mypid")/maps"; }
+# (grep reads the file itself: `cat maps | grep -q` fails under pipefail
+# when grep stops early.)
+maps_grep() { local maps; maps=$(ctld_maps_file); [ -r "$maps" ] || { echo "cannot read $maps"; return 2; }; grep -q "$1" "$maps"; }
+no_libcurl() { maps_grep libcurl; [ $? = 1 ] || { echo "slurmctld maps libcurl (or its maps are unreadable)"; return 1; }; }
+has_libcurl() { maps_grep 'libcurl\.so\.4' || { echo "slurmctld does not map libcurl.so.4"; return 1; }; }
 check "slurmctld has not loaded libcurl while BudgetTree is a file" no_libcurl
 www=$(mktemp -d /tmp/test_priority_budget.www.XXXXXX)
 cp "$good_tree" "$www/tree.json"
