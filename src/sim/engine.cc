@@ -380,7 +380,12 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
     open_segment_[job] = out_->timeline.size();
     // A policy that never preempts never makes a run preemptible.
     TimePoint from = policy_->preempts() ? std::max(now, preemptible) : kNever;
-    out_->timeline.push_back(Segment{job, now, now, from, false, allocation});
+    Segment seg;
+    seg.job = job;
+    seg.start = seg.end = now;
+    seg.preemptible_from = from;
+    seg.allocation = allocation;
+    out_->timeline.push_back(std::move(seg));
   }
   if (opt_.record_decisions) {
     Decision d;
@@ -414,6 +419,8 @@ void Engine::Stop(uint32_t job, TimePoint now, uint32_t preempted_by) {
     Segment& s = out_->timeline[open_segment_[job]];
     s.end = now;
     s.preempted = preempted_by != 0;
+    s.ended = preempted_by != 0 ? RunEnd::kPreempted : RunEnd::kFinished;
+    s.preempted_by = preempted_by;
   }
   if (opt_.record_decisions) {
     Decision d;
@@ -439,6 +446,17 @@ void Engine::Stop(uint32_t job, TimePoint now, uint32_t preempted_by) {
 }
 
 }  // namespace
+
+const char* RunEndName(RunEnd end) {
+  switch (end) {
+    case RunEnd::kRunning: return "running";
+    case RunEnd::kFinished: return "finished";
+    case RunEnd::kPreempted: return "preempted";
+    case RunEnd::kTimeout: return "timeout";
+    case RunEnd::kDrained: return "drained";
+  }
+  return "running";
+}
 
 Status RunSimulation(const Workload& workload, const AllocationTree& tree,
                      const BudgetConfig& config, const EngineOptions& options, Policy* policy,

@@ -68,13 +68,28 @@ struct EngineOptions {
   std::function<void(double)> progress;
 };
 
-// One run of one job on some GPUs, for the per-GPU timeline.
+// How a run ended.
+enum class RunEnd : uint8_t {
+  kRunning,    // still running when the simulation stopped
+  kFinished,   // its work was done
+  kPreempted,  // preempted to make room for another job (preempted_by)
+  kTimeout,    // killed at its time limit
+  kDrained,    // preempted because its node was drained (drain at contract end)
+};
+
+// "running", "finished", "preempted", "timeout", "drained".
+const char* RunEndName(RunEnd end);
+
+// One run of one job on some GPUs, for the per-GPU timeline and the
+// per-run event list (--events-json).
 struct Segment {
   uint32_t job = 0;  // index in the workload
   TimePoint start = 0, end = 0;
   TimePoint preemptible_from = 0;  // >= start; may be past end (never, for
                                    // policies that do not preempt)
-  bool preempted = false;          // the run ended by a preemption
+  bool preempted = false;          // the run ended by a preemption (or a drain)
+  RunEnd ended = RunEnd::kRunning;
+  uint32_t preempted_by = 0;       // kPreempted: the trace id of the job it made room for
   Allocation allocation;
 };
 
