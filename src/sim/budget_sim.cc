@@ -79,6 +79,12 @@ int main(int argc, char** argv) {
   engine.record_timeline = !o.svg_file.empty();
   TimePoint first = workload.jobs.front().submit;
   if (o.horizon >= 0) engine.until = first + o.horizon;
+  if (!(st = NodeDrainsOf(o, first, &engine.drains)).ok()) return Fail(st);
+  if (!engine.scheduler.not_modelled.empty()) {
+    std::string keys;
+    for (const std::string& k : engine.scheduler.not_modelled) keys += (keys.empty() ? "" : ", ") + k;
+    std::fprintf(stderr, "budget-sim: SchedulerParameters not modelled (ignored): %s\n", keys.c_str());
+  }
 
   std::vector<PolicyResult> results;
   std::vector<RunOutput> outputs(o.policies.size());

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "libbudget/config.h"
+#include "libbudget/scheduler_params.h"
 #include "libbudget/tree.h"
 #include "sim/cluster.h"
 #include "sim/policy.h"
@@ -51,6 +52,15 @@
 
 namespace budget {
 namespace sim {
+
+// A node taken out of service (DRAIN) at `at`, and back in service at
+// `resume_at` (< 0: never). `node` is the node's index (0-based; the node
+// Slurm names n<node + 1> in scripts/cluster.sh's clusters).
+struct NodeDrain {
+  int32_t node = 0;
+  TimePoint at = 0;
+  TimePoint resume_at = -1;
+};
 
 struct EngineOptions {
   uint32_t nodes = 128;
@@ -62,6 +72,14 @@ struct EngineOptions {
   uint32_t max_preempt_attempts = 8;
   ClassThresholds thresholds;
   PolicyOptions policy;
+  // Slurm's schedulers as slurm.conf's SchedulerParameters configure them.
+  SchedulerParams scheduler;
+  // A requeued job may start again only this long after its requeue
+  // (Slurm: the credential lifetime + 1 s; 121 s unless AuthInfo sets
+  // cred_expire).
+  Seconds requeue_delay = 121;
+  // Nodes drained (and resumed) during the run, in any order.
+  std::vector<NodeDrain> drains;
   bool record_timeline = false;
   bool record_decisions = false;
   // Called now and then with the simulated fraction done, in [0, 1].

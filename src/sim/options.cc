@@ -24,7 +24,46 @@ Status Duration(const std::string& opt, const std::string& v, Seconds* out) {
   return Status::Ok();
 }
 
+// "n3@1:00:00": node n3 (index 2) at 1 h after the first submission.
+Status NodeEvent(const std::string& opt, const std::string& v, std::vector<NodeEventOption>* out) {
+  size_t at = v.find('@');
+  int64_t number = 0;
+  if (at == std::string::npos || at < 2 || v[0] != 'n' || !ParseInt64(v.substr(1, at - 1), &number) ||
+      number < 1 || number > (1 << 20))
+    return Status::InvalidArgument(opt + ": expected NODE@TIME with NODE n1, n2, ..., got '" + v + "'");
+  NodeEventOption e;
+  e.drain = opt == "--drain";
+  e.node = int32_t(number - 1);
+  Status st = Duration(opt, v.substr(at + 1), &e.after_first_submit);
+  if (!st.ok()) return st;
+  out->push_back(e);
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status NodeDrainsOf(const SimOptions& o, TimePoint first_submit, std::vector<NodeDrain>* out) {
+  std::vector<NodeDrain> drains;
+  for (const NodeEventOption& e : o.node_events) {
+    std::string name = "n" + std::to_string(e.node + 1);
+    if (uint32_t(e.node) >= o.engine.nodes)
+      return Status::InvalidArgument((e.drain ? "--drain " : "--resume ") + name + ": the cluster has nodes n1-n" +
+                                     std::to_string(o.engine.nodes));
+    TimePoint t = first_submit + e.after_first_submit;
+    if (e.drain) {
+      drains.push_back(NodeDrain{e.node, t, -1});
+      continue;
+    }
+    NodeDrain* open = nullptr;
+    for (NodeDrain& d : drains) {
+      if (d.node == e.node && d.at <= t && d.resume_at < 0) open = &d;
+    }
+    if (!open) return Status::InvalidArgument("--resume " + name + ": no --drain of " + name + " before it");
+    open->resume_at = t;
+  }
+  *out = std::move(drains);
+  return Status::Ok();
+}
 
 std::string UsageText() {
   return
@@ -58,6 +97,11 @@ std::string UsageText() {
       "  --debug-max-min-runtime T  debug jobs: min-runtime <= T (15)\n"
       "  --debug-max-gpus N       debug jobs: <= N GPUs (8)\n"
       "  --hero-min-gpus N        hero jobs: >= N GPUs (64)\n"
+      "Slurm's schedulers, as the production controller runs them:\n"
+      "  --scheduler-parameters S slurm.conf's SchedulerParameters (bf_interval, ...)\n"
+      "  --requeue-delay N        seconds before a requeued job may start (121)\n"
+      "  --drain NODE@T           drain node NODE (n1, n2, ...) T after the first submission\n"
+      "  --resume NODE@T          return it to service\n"
       "Output:\n"
       "  --json FILE              figures per policy\n"
       "  --svg FILE               per-GPU timeline, one panel per policy\n"
@@ -182,6 +226,13 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     } else if (opt == "--hero-min-gpus") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
         o->engine.thresholds.hero_min_gpus = uint32_t(n);
+    } else if (opt == "--scheduler-parameters") {
+      if ((st = need(&v)).ok()) st = ParseSchedulerParameters(v, &o->engine.scheduler);
+      if (!st.ok()) st = Status::InvalidArgument("--scheduler-parameters: " + st.message());
+    } else if (opt == "--requeue-delay") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 86400, &n)).ok()) o->engine.requeue_delay = n;
+    } else if (opt == "--drain" || opt == "--resume") {
+      if ((st = need(&v)).ok()) st = NodeEvent(opt, v, &o->node_events);
     } else if (opt == "--json") {
       st = need(&o->json_file);
     } else if (opt == "--svg") {

@@ -15,6 +15,14 @@
 namespace budget {
 namespace sim {
 
+// A --drain or --resume of the command line: node index and time after the
+// first submission.
+struct NodeEventOption {
+  bool drain = true;  // false: --resume
+  int32_t node = 0;
+  Seconds after_first_submit = 0;
+};
+
 struct SimOptions {
   EngineOptions engine;
   uint32_t group_size = 0;   // --topology-group-size
@@ -26,6 +34,7 @@ struct SimOptions {
   std::string write_trace;    // --write-trace
   std::vector<std::string> policies{"budget", "fairtree", "priority", "fifo"};
   Seconds horizon = -1;       // --horizon, from the first submission
+  std::vector<NodeEventOption> node_events;  // --drain/--resume, in order
   std::string json_file, svg_file, svg_usage_file;
   Seconds svg_start = 0, svg_length = -1;
   bool progress = true;
@@ -34,6 +43,12 @@ struct SimOptions {
 
 // Parses argv[1..argc). InvalidArgument naming the option on error.
 Status ParseOptions(int argc, char** argv, SimOptions* out);
+
+// The engine's drains from --drain/--resume, with times made absolute from
+// the workload's first submission: each --resume ends the latest --drain of
+// its node before it. InvalidArgument for a --resume with no drain before
+// it, or a node outside the cluster.
+Status NodeDrainsOf(const SimOptions& options, TimePoint first_submit, std::vector<NodeDrain>* out);
 std::string UsageText();
 
 }  // namespace sim

@@ -63,6 +63,15 @@ void test_bad_input_names_the_option(void**) {
       {{"--trace", "a", "--skip-bad-rows=1"}, "--skip-bad-rows: takes no value"},
       {{"--trace", "a", "--frobnicate"}, "--frobnicate: unknown option (see --help)"},
       {{"--trace", "a", "--svg-length", "0"}, "--svg-length: must be > 0"},
+      {{"--trace", "a", "--scheduler-parameters", "bf_interval=0"},
+       "--scheduler-parameters: SchedulerParameters: bf_interval=0: expected a whole number in [1, 10800]"},
+      {{"--trace", "a", "--requeue-delay", "-1"},
+       "--requeue-delay: expected an integer in [0, 86400], got '-1'"},
+      {{"--trace", "a", "--drain", "3@10"},
+       "--drain: expected NODE@TIME with NODE n1, n2, ..., got '3@10'"},
+      {{"--trace", "a", "--drain", "n0@10"},
+       "--drain: expected NODE@TIME with NODE n1, n2, ..., got 'n0@10'"},
+      {{"--trace", "a", "--resume", "n2"}, "--resume: expected NODE@TIME with NODE n1, n2, ..., got 'n2'"},
   };
   for (const Bad& c : cases) {
     SimOptions o;
@@ -75,6 +84,46 @@ void test_bad_input_names_the_option(void**) {
   Status st = Parse({"--trace", "a", "--horizon", "soon"}, &o);
   assert_false(st.ok());
   assert_true(st.message().rfind("--horizon: ", 0) == 0);
+}
+
+void test_slurm_scheduler_options(void**) {
+  SimOptions o;
+  Status st = Parse({"--trace", "t", "--nodes", "4", "--scheduler-parameters=bf_interval=10,bf_continue",
+                     "--requeue-delay", "11", "--drain", "n3@1:00:00", "--resume", "n3@2:00:00",
+                     "--drain", "n1@90"},
+                    &o);
+  assert_true(st.ok());
+  assert_int_equal(o.engine.scheduler.bf_interval, 10);
+  assert_true(o.engine.scheduler.bf_continue);
+  assert_int_equal(o.engine.requeue_delay, 11);
+  std::vector<budget::sim::NodeDrain> drains;
+  // First submission at 1000: n3 (index 2) drained 1000 + 3600, resumed
+  // 1000 + 7200; n1 (index 0) drained 1000 + 90 minutes ("90" is minutes).
+  assert_true(NodeDrainsOf(o, 1000, &drains).ok());
+  assert_int_equal(drains.size(), 2);
+  assert_int_equal(drains[0].node, 2);
+  assert_int_equal(drains[0].at, 4600);
+  assert_int_equal(drains[0].resume_at, 8200);
+  assert_int_equal(drains[1].node, 0);
+  assert_int_equal(drains[1].at, 6400);
+  assert_int_equal(drains[1].resume_at, -1);
+}
+
+void test_node_events_are_checked_against_the_cluster(void**) {
+  const Bad cases[] = {
+      {{"--trace", "t", "--nodes", "4", "--drain", "n5@0"}, "--drain n5: the cluster has nodes n1-n4"},
+      {{"--trace", "t", "--nodes", "4", "--resume", "n2@10"}, "--resume n2: no --drain of n2 before it"},
+      {{"--trace", "t", "--nodes", "4", "--drain", "n2@20", "--resume", "n2@10"},
+       "--resume n2: no --drain of n2 before it"},
+  };
+  for (const Bad& c : cases) {
+    SimOptions o;
+    assert_true(Parse(c.args, &o).ok());
+    std::vector<budget::sim::NodeDrain> drains;
+    Status st = NodeDrainsOf(o, 0, &drains);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+  }
 }
 
 void test_help_needs_no_workload(void**) {
@@ -90,6 +139,8 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_reach_the_options),
       cmocka_unit_test(test_bad_input_names_the_option),
+      cmocka_unit_test(test_slurm_scheduler_options),
+      cmocka_unit_test(test_node_events_are_checked_against_the_cluster),
       cmocka_unit_test(test_help_needs_no_workload),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
