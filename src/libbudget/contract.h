@@ -68,6 +68,13 @@ struct RunningJob {
   bool resumable = false;
   // Orders jobs inside one allocation only (higher = more important).
   uint32_t user_priority = 0;
+  // Slurm's time limit of the run (< 0: unlimited): the run ends by
+  // start + time_limit at the latest (backfill plans by it, the hero plan
+  // releases a node by it).
+  Seconds time_limit = -1;
+  // Slurm's priority of the job (larger = its allocation ranks higher); the
+  // hero plan's tie break between nodes.
+  uint32_t priority = 0;
   boost::container::small_vector<NodeGpus, 2> nodes;
 
   bool allocated() const { return IsAllocatedWork(min_runtime); }

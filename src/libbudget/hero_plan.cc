@@ -9,7 +9,7 @@ namespace budget {
 namespace {
 
 // Earlier in line first: higher priority, then earlier submit, then lower id.
-bool AheadInLine(const QueuedJob& a, const QueuedJob& b) {
+bool AheadInLine(const QueueEntry& a, const QueueEntry& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
   return a.job_id < b.job_id;
@@ -29,11 +29,11 @@ struct NodeRelease {
 
 }  // namespace
 
-HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueuedJob>& queue,
+HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueueEntry>& queue,
                             TimePoint now) {
   if (queue.empty()) return HeadOfLine{};
-  const QueuedJob* head = &queue.front();
-  for (const QueuedJob& job : queue) {
+  const QueueEntry* head = &queue.front();
+  for (const QueueEntry& job : queue) {
     if (AheadInLine(job, *head)) head = &job;
   }
   if (previous.job_id == head->job_id) return previous;
@@ -56,7 +56,8 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
   release.reserve(nodes.size());
   for (const NodeState& n : nodes) release[n.index] = NodeRelease{now, 0, n.index};
   for (const RunningJob& job : running) {
-    for (int32_t index : job.nodes) {
+    for (const NodeGpus& n : job.nodes) {
+      int32_t index = n.node;
       auto it = release.find(index);
       if (it == release.end()) {
         return Status::InvalidArgument("running job " + std::to_string(job.job_id) + ": unknown node index " +

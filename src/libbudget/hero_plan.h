@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "libbudget/contract.h"
 #include "libbudget/packing.h"
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
@@ -45,7 +46,7 @@
 namespace budget {
 
 // A job waiting in the queue, as the head-of-line rule sees it.
-struct QueuedJob {
+struct QueueEntry {
   uint32_t job_id = 0;
   uint32_t priority = 0;    // larger = earlier; Slurm's job priority
   TimePoint submit_time = 0;
@@ -59,18 +60,12 @@ struct HeadOfLine {
 
 // The head of `queue` by the rule above, its clock carried over from
 // `previous` when the same job is still first (else it starts at `now`).
-HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueuedJob>& queue,
+HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueueEntry>& queue,
                             TimePoint now);
 
-// A running job, as the hero plan sees it.
-struct RunningJob {
-  uint32_t job_id = 0;
-  std::vector<int32_t> nodes;  // NodeState::index of each node it runs on
-  TimePoint start = 0;
-  Seconds min_runtime = 0;     // protected runtime; 0 = unallocated work
-  Seconds time_limit = -1;     // < 0: unlimited
-  uint32_t priority = 0;       // larger = its allocation ranks higher
-};
+// The hero plan reads of each running job (contract.h RunningJob): its
+// nodes (NodeGpus::node, a NodeState::index), start, min_runtime (0 =
+// unallocated work), time_limit (< 0: unlimited) and priority.
 
 // The job that may become a hero.
 struct HeroCandidate {

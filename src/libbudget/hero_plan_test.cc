@@ -14,7 +14,7 @@ using budget::HeroPlan;
 using budget::MayUseHeldNodes;
 using budget::NodeState;
 using budget::PlanHero;
-using budget::QueuedJob;
+using budget::QueueEntry;
 using budget::RunningJob;
 using budget::StartingJob;
 using budget::Status;
@@ -39,7 +39,7 @@ RunningJob Job(uint32_t id, std::vector<int32_t> nodes, budget::TimePoint start,
                budget::Seconds limit, uint32_t priority) {
   RunningJob j;
   j.job_id = id;
-  j.nodes = std::move(nodes);
+  for (int32_t n : nodes) j.nodes.push_back(budget::NodeGpus{n, 8});
   j.start = start;
   j.min_runtime = min_runtime;
   j.time_limit = limit;
@@ -62,7 +62,7 @@ std::string Join(const std::vector<int32_t>& v) {
 }
 
 void test_head_of_line(void**) {
-  std::vector<QueuedJob> queue = {{5, 100, 50}, {6, 200, 60}, {7, 200, 55}};
+  std::vector<QueueEntry> queue = {{5, 100, 50}, {6, 200, 60}, {7, 200, 55}};
   // Priority 200 beats 100; between 6 and 7 (both 200) the earlier submit
   // (55) wins: job 7, first since now.
   HeadOfLine head = UpdateHeadOfLine(HeadOfLine{}, queue, kNow);

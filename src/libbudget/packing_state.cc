@@ -51,7 +51,7 @@ Status Count(json_object* object, const std::string& file, const std::string& pa
   return Status::Ok();
 }
 
-Status ParseNode(json_object* entry, const std::string& file, const std::string& path, NodeGpus* node) {
+Status ParseNode(json_object* entry, const std::string& file, const std::string& path, PublishedNode* node) {
   if (!json_object_is_type(entry, json_type_object)) return Status::Corruption(Where(file, path) + ": expected object");
   json_object* name = nullptr;
   json_object* usable = nullptr;
@@ -101,7 +101,7 @@ PackingState SummarizePacking(const std::vector<NodeState>& nodes, const std::ve
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeState& n = nodes[i];
     if (n.usable) state.free_gpus += n.free_gpus;
-    state.nodes.push_back(NodeGpus{i < names.size() ? names[i] : std::to_string(n.index), n.free_gpus,
+    state.nodes.push_back(PublishedNode{i < names.size() ? names[i] : std::to_string(n.index), n.free_gpus,
                                    n.total_gpus, n.usable});
   }
   // Fragmentation() is stranded / free exactly; the count is recovered from
@@ -125,7 +125,7 @@ std::string FormatPackingState(const PackingState& state) {
   json_object_object_add(root.get(), "free_gpus", json_object_new_int64(state.free_gpus));
   json_object_object_add(root.get(), "stranded_gpus", json_object_new_int64(state.stranded_gpus));
   json_object* nodes = json_object_new_array();
-  for (const NodeGpus& n : state.nodes) {
+  for (const PublishedNode& n : state.nodes) {
     json_object* entry = json_object_new_object();
     json_object_object_add(entry, "name", json_object_new_string(n.name.c_str()));
     json_object_object_add(entry, "free_gpus", json_object_new_int64(n.free_gpus));
@@ -180,7 +180,7 @@ Status ParsePackingState(const std::string& text, const std::string& file, Packi
   state.stranded_gpus = uint32_t(stranded);
   if (state.stranded_gpus > state.free_gpus) return Status::Corruption(Where(file, "stranded_gpus") + ": exceeds free_gpus");
   for (size_t i = 0; i < json_object_array_length(nodes); ++i) {
-    NodeGpus node;
+    PublishedNode node;
     st = ParseNode(json_object_array_get_idx(nodes, i), file, "nodes[" + std::to_string(i) + "]", &node);
     if (!st.ok()) return st;
     state.nodes.push_back(node);

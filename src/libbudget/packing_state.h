@@ -35,7 +35,7 @@ namespace budget {
 constexpr int kPackingStateVersion = 1;
 constexpr const char kPackingStateFile[] = "select_topo_state.json";
 
-struct NodeGpus {
+struct PublishedNode {
   std::string name;
   uint32_t free_gpus = 0;
   uint32_t total_gpus = 0;
@@ -47,7 +47,7 @@ struct PackingState {
   double fragmentation = 0.0;
   uint32_t free_gpus = 0;      // on usable nodes
   uint32_t stranded_gpus = 0;  // free GPUs that cannot host a whole-node job
-  std::vector<NodeGpus> nodes;
+  std::vector<PublishedNode> nodes;
   bool hero_active = false;
   uint32_t hero_job_id = 0;
   TimePoint hero_planned_start = 0;

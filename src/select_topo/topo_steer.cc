@@ -42,8 +42,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
 bool SameNodes(const budget::PackingState& a, const budget::PackingState& b) {
   if (a.nodes.size() != b.nodes.size()) return false;
   for (size_t i = 0; i < a.nodes.size(); ++i) {
-    const budget::NodeGpus& x = a.nodes[i];
-    const budget::NodeGpus& y = b.nodes[i];
+    const budget::PublishedNode& x = a.nodes[i];
+    const budget::PublishedNode& y = b.nodes[i];
     if (x.name != y.name || x.free_gpus != y.free_gpus || x.total_gpus != y.total_gpus || x.usable != y.usable) {
       return false;
     }
@@ -84,7 +84,7 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
   g_state.plan_time = now;
   List jobs = SlurmctldJobList();
   std::vector<job_record_t*> records;
-  std::vector<budget::QueuedJob> queue = QueuedJobs(jobs, now, &records);
+  std::vector<budget::QueueEntry> queue = QueuedJobs(jobs, now, &records);
   g_state.head = budget::UpdateHeadOfLine(g_state.head, queue, now);
 
   budget::HeroPlan plan;

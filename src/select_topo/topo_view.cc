@@ -142,8 +142,8 @@ List SlurmctldJobList() {
   return job_list_ptr ? *job_list_ptr : nullptr;
 }
 
-std::vector<budget::QueuedJob> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records) {
-  std::vector<budget::QueuedJob> queue;
+std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records) {
+  std::vector<budget::QueueEntry> queue;
   records->clear();
   if (!jobs) return queue;
   ListIterator it = list_iterator_create(jobs);
@@ -156,7 +156,7 @@ std::vector<budget::QueuedJob> QueuedJobs(List jobs, time_t now, std::vector<job
         job_ptr->state_reason != WAIT_RESOURCES) {
       continue;
     }
-    queue.push_back(budget::QueuedJob{job_ptr->job_id, job_ptr->priority,
+    queue.push_back(budget::QueueEntry{job_ptr->job_id, job_ptr->priority,
                                       static_cast<budget::TimePoint>(job_ptr->details->submit_time)});
     records->push_back(job_ptr);
   }
@@ -173,7 +173,8 @@ std::vector<budget::RunningJob> RunningJobs(List jobs, const NodeView& view, bud
     budget::RunningJob job;
     int64_t bits = bit_size(job_ptr->node_bitmap);
     for (int64_t i = 0; i < bits && i < int64_t(view.position_of.size()); ++i) {
-      if (bit_test(job_ptr->node_bitmap, i) && view.position_of[i] >= 0) job.nodes.push_back(view.position_of[i]);
+      if (bit_test(job_ptr->node_bitmap, i) && view.position_of[i] >= 0)
+        job.nodes.push_back(budget::NodeGpus{view.position_of[i], 0});
     }
     if (job.nodes.empty()) continue;
     budget::StartingJob contract = StartingJobOf(job_ptr, default_min_runtime);

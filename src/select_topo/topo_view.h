@@ -52,7 +52,7 @@ List SlurmctldJobList();
 // Pending jobs that wait only for nodes (reason None, Priority or
 // Resources: not held, no unmet dependency, no limit reached) and whose
 // begin time has passed; records[i] is the record of the i-th job.
-std::vector<budget::QueuedJob> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records);
+std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records);
 
 // Running and suspended jobs on GPU nodes, for the hero plan.
 std::vector<budget::RunningJob> RunningJobs(List jobs, const NodeView& view, budget::Seconds default_min_runtime);
