@@ -20,8 +20,9 @@ std::vector<double> CommittedUsage(const std::vector<RunningJob>& running,
   }
   for (const GrantedPreemptor& job : granted) {
     if (!IsAllocatedWork(job.min_runtime) || !InRange(job.allocation, allocations)) continue;
-    // A grant stamped after `now` (clock skew between passes) counts as fresh.
-    if (now - job.granted_at > kGrantTtl) continue;
+    // A grant dated after `now` was not made by a pass before this one: it
+    // would otherwise count for ever.
+    if (job.granted_at > now || now - job.granted_at > kGrantTtl) continue;
     committed[job.allocation] += double(job.gpus) * double(job.min_runtime);
   }
   return committed;

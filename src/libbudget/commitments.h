@@ -13,8 +13,9 @@
 //   committed(A) = sum over A's running allocated jobs still protected at now
 //                    of gpus x (protection end - now)
 //                + sum over A's waiting allocated jobs granted a preemption
-//                    within the last kGrantTtl seconds (now - granted_at <=
-//                    kGrantTtl) of gpus x min_runtime.
+//                    within the last kGrantTtl seconds (0 <= now -
+//                    granted_at <= kGrantTtl) of gpus x min_runtime.
+// A grant dated after now is refused: no pass before this one made it.
 // The second term covers a preemptor between its grant and its start (the
 // victim is still ending, or Slurm has not started the preemptor yet);
 // once it runs, the first term counts it. A grant older than kGrantTtl is

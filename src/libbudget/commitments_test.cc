@@ -62,13 +62,14 @@ void test_grants_count_a_whole_protected_run_for_kGrantTtl(void**) {
       Granted(5, 0, 8, 20, kNow - 5),    // fresh: 8 x 20 = 160
       Granted(6, 1, 16, 30, kNow - 60),  // exactly kGrantTtl old: still counts, 16 x 30 = 480
       Granted(7, 1, 8, 20, kNow - 61),   // 61 s > kGrantTtl: forgotten
-      Granted(8, 2, 4, 10, kNow + 2),    // stamped after now (clock skew): counts, 4 x 10 = 40
+      Granted(8, 2, 4, 10, kNow + 2),    // dated after now: no grant can be, refused: 0
+      Granted(9, 2, 4, 10, budget::TimePoint{1} << 40),  // far in the future: refused, never "fresh for ever"
   };
   std::vector<double> committed = budget::CommittedUsage({}, granted, 3, kNow);
-  // 160 / 480 / 40, as above.
+  // 160 / 480 / 0, as above.
   assert_true(committed[0] == 160.0);
   assert_true(committed[1] == 480.0);
-  assert_true(committed[2] == 40.0);
+  assert_true(committed[2] == 0.0);
 }
 
 void test_work_of_nobody_commits_nothing(void**) {

@@ -31,15 +31,19 @@ bool ReadLocalTime(std::string_view text, TimePoint* out) {
 
 }  // namespace
 
-std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::string_view rule) {
+std::string FormatLocalTime(TimePoint at) {
   time_t t = static_cast<time_t>(at);
   struct tm tm = {};
   char when[32] = "0000-00-00T00:00:00";
   if (localtime_r(&t, &tm) != nullptr) strftime(when, sizeof(when), kTimeFormat, &tm);
+  return when;
+}
+
+std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::string_view rule) {
   std::string note = kNotePrefix;
   note += std::to_string(preempted_by);
   note += " at ";
-  note += when;
+  note += FormatLocalTime(at);
   note += " (rule: ";
   note += rule;
   note += ")";

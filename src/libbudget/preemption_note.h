@@ -33,6 +33,10 @@ struct PreemptionNote {
   std::string rule;           // "unallocated", "over-served allocation", ...
 };
 
+// `t` as the notes write it, YYYY-MM-DDTHH:MM:SS in local time: the one
+// time format of the suite's notes, node reasons and log lines.
+std::string FormatLocalTime(TimePoint t);
+
 // The note for a job preempted by job `preempted_by` at `at` by `rule`.
 // REQUIRES: preempted_by > 0; rule non-empty and without ')'.
 std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::string_view rule);

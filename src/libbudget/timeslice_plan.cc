@@ -1,0 +1,284 @@
+// TimeslicePlanner: see timeslice_plan.h.
+#include "libbudget/timeslice_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+
+#include "libbudget/commitments.h"
+#include "libbudget/drain.h"
+#include "libbudget/order.h"
+#include "libbudget/preemption_note.h"
+
+namespace budget {
+
+namespace {
+
+std::string Ratio(double r) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f", r);
+  return text;
+}
+
+const char* Done(PreemptAction action) { return action == PreemptAction::kRequeue ? "requeued" : "cancelled"; }
+
+const std::string& NameOf(const TimesliceInputs& in, int32_t index, std::string* scratch) {
+  if (index >= 0 && size_t(index) < in.node_names.size() && !in.node_names[index].empty())
+    return in.node_names[index];
+  *scratch = std::to_string(index);
+  return *scratch;
+}
+
+std::string PathOf(const TimesliceInputs& in, int32_t allocation) {
+  if (allocation >= 0 && size_t(allocation) < in.paths.size() && !in.paths[allocation].empty())
+    return in.paths[allocation];
+  return allocation == kNoAllocation ? "unallocated" : "allocation " + std::to_string(allocation);
+}
+
+const Standing& StandingOf(const std::vector<Standing>& standings, int32_t allocation) {
+  static const Standing kNone;
+  return allocation >= 0 && size_t(allocation) < standings.size() ? standings[allocation] : kNone;
+}
+
+PendingJob OrderKey(const WaitingJob& w) {
+  PendingJob key;
+  key.job_id = w.shape.job_id;
+  key.node = w.shape.allocation;
+  key.allocated = w.shape.allocated();
+  key.user_priority = w.user_priority;
+  key.submit_time = w.submit_time;
+  return key;
+}
+
+// GPUs of unprotected running jobs that a job of each rank could take:
+// unallocated (or unrankable) ones for anyone, allocated ones of ranks
+// behind it (rules 1, 2, 3 and 5 of preempt.h; a necessary condition).
+struct PreemptableGpus {
+  std::vector<uint64_t> behind;  // [r] = GPUs of allocations of rank > r ... suffix sums
+  uint64_t unallocated = 0;
+
+  void Count(const std::vector<RunningJob>& candidates, const std::vector<Standing>& standings, TimePoint now) {
+    uint32_t ranks = 0;
+    for (const Standing& s : standings)
+      if (s.rank != UINT32_MAX) ranks = std::max(ranks, s.rank + 1);
+    behind.assign(size_t(ranks) + 1, 0);
+    unallocated = 0;
+    for (const RunningJob& r : candidates) {
+      if (r.IsProtectedAt(now)) continue;
+      const Standing& s = StandingOf(standings, r.allocation);
+      bool ranked = r.allocation >= 0 && size_t(r.allocation) < standings.size() && s.rank < ranks;
+      if (!r.allocated() || !ranked) {
+        unallocated += r.total_gpus();
+      } else {
+        behind[s.rank] += r.total_gpus();
+      }
+    }
+    for (size_t k = behind.size() - 1; k-- > 0;) behind[k] += behind[k + 1];
+  }
+
+  uint64_t For(int32_t allocation, const std::vector<Standing>& standings) const {
+    uint64_t n = unallocated;
+    const Standing& s = StandingOf(standings, allocation);
+    if (allocation >= 0 && size_t(allocation) < standings.size() && size_t(s.rank) + 1 < behind.size())
+      n += behind[s.rank + 1];
+    return n;
+  }
+};
+
+void Take(std::vector<NodeState>* nodes, const std::vector<int32_t>& targets, uint32_t gpus) {
+  for (NodeState& n : *nodes) {
+    if (std::find(targets.begin(), targets.end(), n.index) == targets.end()) continue;
+    n.free_gpus -= std::min(n.free_gpus, gpus);
+  }
+}
+
+}  // namespace
+
+void SortWaitingJobs(const std::vector<Standing>& standings, std::vector<WaitingJob>* waiting) {
+  std::sort(waiting->begin(), waiting->end(), [&standings](const WaitingJob& a, const WaitingJob& b) {
+    return JobBefore(standings, OrderKey(a), OrderKey(b));
+  });
+}
+
+std::map<uint32_t, TimePoint> TimeslicePlanner::grants() const {
+  std::map<uint32_t, TimePoint> out;
+  for (const auto& [id, g] : grants_) out[id] = g.at;
+  return out;
+}
+
+TimeslicePlan TimeslicePlanner::Plan(const TimesliceInputs& in, TimePoint now) {
+  TimeslicePlan plan;
+  PlanDrains(in, now, &plan);
+  PlanSlices(in, now, &plan);
+  return plan;
+}
+
+void TimeslicePlanner::PlanDrains(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan) {
+  const std::vector<int32_t>& draining = in.draining;
+  auto is_draining = [&draining](int32_t n) { return std::find(draining.begin(), draining.end(), n) != draining.end(); };
+  for (auto it = draining_counted_.begin(); it != draining_counted_.end();)
+    it = is_draining(*it) ? std::next(it) : draining_counted_.erase(it);
+  for (auto it = promised_.begin(); it != promised_.end();)
+    it = is_draining(it->first) ? std::next(it) : promised_.erase(it);
+  if (draining.empty()) return;
+  DrainPlan drain;
+  Status st = PlanDrain(draining, in.running, now, &drain);
+  if (!st.ok()) {
+    plan->log.push_back("drain plan refused: " + st.message());
+    return;
+  }
+  // How many jobs sit on each draining node, and the first such node of each.
+  std::unordered_map<int32_t, int> jobs_on;
+  std::unordered_map<uint32_t, int32_t> first_node_of;
+  for (const RunningJob& job : in.running) {
+    for (const NodeGpus& n : job.nodes) {
+      if (!is_draining(n.node)) continue;
+      ++jobs_on[n.node];
+      first_node_of.emplace(job.job_id, n.node);
+    }
+  }
+  std::string scratch;
+  for (const DrainedNode& node : drain.nodes) {
+    if (!jobs_on.count(node.node_index)) continue;  // already empty: nothing to automate
+    std::string name = NameOf(in, node.node_index, &scratch);
+    if (draining_counted_.insert(node.node_index).second) {
+      ++plan->new_automated_drains;
+      plan->log.push_back("node " + name + " is draining: automated drain of " +
+                          std::to_string(jobs_on[node.node_index]) + " job(s) at their contract ends");
+    }
+    plan->empty_by.push_back(PlannedEmptyBy{node.node_index, node.empty_at});
+    auto promised = promised_.find(node.node_index);
+    if (promised == promised_.end() || promised->second != node.empty_at) {
+      promised_[node.node_index] = node.empty_at;
+      plan->log.push_back("node " + name + " will be empty by " + FormatLocalTime(node.empty_at));
+    }
+  }
+  for (const DrainDeparture& d : drain.departures) {
+    if (!d.leave_now) continue;
+    auto job = std::find_if(in.running.begin(), in.running.end(),
+                            [&](const RunningJob& r) { return r.job_id == d.job_id; });
+    if (job == in.running.end()) continue;
+    std::string name = NameOf(in, first_node_of[d.job_id], &scratch);
+    PlannedPreemption p;
+    p.job_id = d.job_id;
+    p.start = job->start;
+    p.action = d.action;
+    p.for_drain = true;
+    p.comment = std::string(Done(d.action)) + " at " + FormatLocalTime(now) + ": node " + name +
+                " is draining (rule: drain at contract end)";
+    p.log = "job " + std::to_string(d.job_id) + " leaves draining node " + name + " (protection over at " +
+            FormatLocalTime(job->protection_end()) + "): " + PreemptActionName(d.action) +
+            ", rule: drain at contract end";
+    plan->preemptions.push_back(std::move(p));
+  }
+}
+
+void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan) {
+  // Forget grants whose preemptor runs now (its protected run counts
+  // instead) or that are too old to be on their way.
+  std::unordered_set<uint32_t> running_ids;
+  for (const RunningJob& r : in.running) running_ids.insert(r.job_id);
+  for (auto it = grants_.begin(); it != grants_.end();) {
+    bool stale = running_ids.count(it->first) || now - it->second.at > kGrantTtl || it->second.at > now;
+    it = stale ? grants_.erase(it) : std::next(it);
+  }
+  std::unordered_set<uint32_t> leaving;
+  for (const PlannedPreemption& p : plan->preemptions) leaving.insert(p.job_id);
+
+  // Free GPUs per node from the running jobs; jobs leaving already still
+  // hold theirs until they end.
+  std::vector<NodeState> nodes = in.nodes;
+  std::unordered_map<int32_t, size_t> position;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].free_gpus = nodes[i].total_gpus;
+    position[nodes[i].index] = i;
+  }
+  std::vector<RunningJob> candidates;
+  for (const RunningJob& job : in.running) {
+    for (const NodeGpus& n : job.nodes) {
+      auto it = position.find(n.node);
+      if (it == position.end()) continue;
+      NodeState& s = nodes[it->second];
+      s.free_gpus -= std::min(s.free_gpus, n.gpus);
+    }
+    // Leaving already, or allocated work the tree cannot rank: not victims.
+    if (leaving.count(job.job_id)) continue;
+    if (job.allocated() && job.allocation == kNoAllocation) continue;
+    candidates.push_back(job);
+  }
+  // The preemptors' projections count their teams' protected runs and
+  // the grants under way (commitments.h).
+  std::vector<Standing> standings = in.standings;
+  std::vector<GrantedPreemptor> granted;
+  for (const auto& [id, g] : grants_) granted.push_back(GrantedPreemptor{id, g.allocation, g.gpus, g.min_runtime, g.at});
+  AddCommitments(candidates, granted, now, &standings);
+  PreemptableGpus preemptable;
+  preemptable.Count(candidates, standings, now);
+  uint64_t free_total = 0;
+  for (const NodeState& n : nodes)
+    if (n.usable) free_total += n.free_gpus;
+
+  for (const WaitingJob& w : in.waiting) {
+    const JobShape& shape = w.shape;
+    if (!shape.allocated() || shape.total_gpus() == 0 || shape.allocation == kNoAllocation) continue;
+    if (plan->jobs_tried >= kMaxJobsTried) break;
+    ++plan->jobs_tried;
+    if (free_total + preemptable.For(shape.allocation, standings) < shape.total_gpus()) continue;
+    // Held nodes are no targets for a job that may not use them.
+    std::vector<NodeState> targets = nodes;
+    if (in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now)) {
+      for (NodeState& n : targets)
+        if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
+    }
+    PreemptionPlan choice;
+    Status st = ChoosePreemption(shape, candidates, targets, standings, in.scale, now, &choice);
+    if (!st.ok()) {
+      plan->log.push_back("no preemption for job " + std::to_string(shape.job_id) + ": " + st.message());
+      continue;
+    }
+    if (!choice.feasible) continue;
+    if (!choice.victims.empty()) {
+      ++plan->jobs_served;
+      plan->log.push_back(DescribePlan(shape, choice));
+      for (const Victim& v : choice.victims) {
+        auto job = std::find_if(candidates.begin(), candidates.end(),
+                                [&](const RunningJob& r) { return r.job_id == v.job_id; });
+        if (job == candidates.end()) continue;
+        const char* rule = PreemptVerdictName(v.rule);
+        PlannedPreemption p;
+        p.job_id = v.job_id;
+        p.start = job->start;
+        p.action = v.action;
+        p.preemptor = shape.job_id;
+        p.rule = v.rule;
+        p.comment = FormatPreemptionNote(shape.job_id, now, rule);
+        p.log = "job " + std::to_string(shape.job_id) + " (" + PathOf(in, shape.allocation) + ", usage ratio " +
+                Ratio(StandingOf(in.standings, shape.allocation).usage_ratio) + ", projected " +
+                Ratio(v.preemptor_projected_ratio) + ") preempts job " + std::to_string(v.job_id) + " (" +
+                (job->allocated() ? PathOf(in, v.allocation) : std::string("unallocated")) + ", usage ratio " +
+                Ratio(v.preemptee_ratio) + "): " + PreemptActionName(v.action) + ", rule: " + rule;
+        plan->preemptions.push_back(std::move(p));
+        // The victim's GPUs go free (to this job, below) and it is no
+        // longer a candidate.
+        for (const NodeGpus& n : job->nodes) {
+          auto it = position.find(n.node);
+          if (it == position.end()) continue;
+          NodeState& s = nodes[it->second];
+          s.free_gpus = std::min(s.total_gpus, s.free_gpus + n.gpus);
+          if (s.usable) free_total += n.gpus;
+        }
+        candidates.erase(job);
+      }
+      grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
+      if (size_t(shape.allocation) < standings.size())
+        standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
+      preemptable.Count(candidates, standings, now);
+    }
+    // It starts on its targets (now, or once its victims are gone): their
+    // GPUs are no longer free for the jobs behind it.
+    Take(&nodes, choice.target_nodes, shape.gpus_per_node);
+    free_total -= std::min<uint64_t>(free_total, shape.total_gpus());
+  }
+}
+
+}  // namespace budget
