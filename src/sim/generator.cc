@@ -281,6 +281,7 @@ Status GenerateWorkload(const ScenarioSpec& spec, Workload* out) {
         }
         job.gpus = s.gpus[pick];
         job.duration = std::max<Seconds>(1, static_cast<Seconds>(std::llround(Draw(s.duration, &rng))));
+        job.time_limit = DeriveTimeLimit(job.duration, kDefaultTimeLimitFactor);
         bool unallocated = s.unallocated_share > 0 && rng.Uniform() < s.unallocated_share;
         job.min_runtime = unallocated ? 0 : s.min_runtime;
         job.resumable = s.resumable;

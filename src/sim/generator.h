@@ -21,6 +21,8 @@
 // A drawn job is unallocated work (min_runtime 0) with probability
 // unallocated_share, otherwise it takes the stream's min_runtime. The user
 // is drawn uniformly among "<account>-u<k>", k < users (default 1).
+// A job's time limit is DeriveTimeLimit(duration, kDefaultTimeLimitFactor)
+// (workload.h); it draws nothing, so it leaves every draw as is.
 // Every stream draws from its own generator seeded from (seed, team index,
 // stream index), so adding a stream leaves the others' jobs unchanged.
 //
