@@ -14,6 +14,9 @@
 // it, and a run is killed when it reaches it. Nothing ties it to duration:
 // a job may need more than its limit (then it cannot finish in one run),
 // or much less (the usual case: users ask for more time than they use).
+// Nor is it checked against min_runtime: the plugins refuse a min-runtime
+// longer than the time limit at submission (src/libbudget/job_contract.h),
+// but a workload may hold such a job; admitting it is the policy's call.
 //
 // Thread safety: a plain value.
 #ifndef SLURM_BUDGET_SIM_WORKLOAD_H_
