@@ -31,7 +31,7 @@ Status LoadWorkload(const SimOptions& o, Workload* w) {
     ScenarioSpec spec;
     Status st = ParseScenarioFile(o.scenario_file, &spec);
     if (!st.ok()) return st;
-    return GenerateWorkload(spec, w);
+    return GenerateWorkload(spec, w, o.trace.time_limit_factor);
   }
   ReadStats stats;
   Status st = ReadTraceFile(o.trace_file, o.format, o.trace, w, &stats);

@@ -167,6 +167,12 @@ class SpecParser {
     s->priority = static_cast<uint32_t>(d);
     if (!(st = Number(obj, path, "unallocated_share", 0, false, &s->unallocated_share)).ok()) return st;
     if (s->unallocated_share > 1) return Error(path + ".unallocated_share", "must be in [0, 1]");
+    if (json_object_object_get_ex(obj, "time_limit_factor", &v)) {
+      // >= 1: a factor is headroom over the work; a limit shorter than the
+      // work is for a trace to state per job, not for a stream to draw.
+      if (!(st = Number(obj, path, "time_limit_factor", 1, true, &d)).ok()) return st;
+      s->time_limit_factor = d;
+    }
     if (json_object_object_get_ex(obj, "resumable", &v)) {
       if (!json_object_is_type(v, json_type_boolean)) return Error(path + ".resumable", "must be a boolean");
       s->resumable = json_object_get_boolean(v);
@@ -243,9 +249,11 @@ Status ParseScenarioFile(const std::string& file, ScenarioSpec* out) {
   return ParseScenarioSpec(buf.str(), file, out);
 }
 
-Status GenerateWorkload(const ScenarioSpec& spec, Workload* out) {
+Status GenerateWorkload(const ScenarioSpec& spec, Workload* out, double time_limit_factor) {
   *out = Workload();
   if (spec.teams.empty()) return Status::InvalidArgument("scenario: no teams");
+  if (!std::isfinite(time_limit_factor) || time_limit_factor < 1)
+    return Status::InvalidArgument("scenario: time limit factor must be a finite number >= 1");
   const double end = static_cast<double>(spec.start) + spec.days * 86400.0;
   for (size_t t = 0; t < spec.teams.size(); ++t) {
     const TeamSpec& team = spec.teams[t];
@@ -263,6 +271,10 @@ Status GenerateWorkload(const ScenarioSpec& spec, Workload* out) {
                                        std::to_string(k) + ": gpus_weights length");
       double weight_sum = 0;
       for (double w : s.gpus_weights) weight_sum += w;
+      const double factor = s.time_limit_factor.value_or(time_limit_factor);
+      if (!std::isfinite(factor) || factor < 1)
+        return Status::InvalidArgument("scenario: team " + team.account + " stream " +
+                                       std::to_string(k) + ": time_limit_factor must be a finite number >= 1");
       if (s.per_hour <= 0) continue;
       Rng rng(spec.seed * 0x100000001B3ULL + (t + 1) * 1000003ULL + (k + 1) * 7919ULL);
       double now = static_cast<double>(spec.start);
@@ -281,6 +293,7 @@ Status GenerateWorkload(const ScenarioSpec& spec, Workload* out) {
         }
         job.gpus = s.gpus[pick];
         job.duration = std::max<Seconds>(1, static_cast<Seconds>(std::llround(Draw(s.duration, &rng))));
+        job.time_limit = DeriveTimeLimit(job.duration, factor);
         bool unallocated = s.unallocated_share > 0 && rng.Uniform() < s.unallocated_share;
         job.min_runtime = unallocated ? 0 : s.min_runtime;
         job.resumable = s.resumable;

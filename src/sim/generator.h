@@ -12,7 +12,7 @@
 //             "duration": { "dist": "lognormal", "median": 14400, "sigma": 0.8,
 //                           "min": 600, "max": 172800 },
 //             "min_runtime": 7200, "resumable": true, "priority": 1,
-//             "unallocated_share": 0.1 } ] } ] }
+//             "unallocated_share": 0.1, "time_limit_factor": 1.5 } ] } ] }
 // Arrivals of each stream are a Poisson process of rate per_hour over
 // [start, start + days); gpus is drawn from the list (uniformly, or by
 // gpus_weights); duration from one of
@@ -21,6 +21,9 @@
 // A drawn job is unallocated work (min_runtime 0) with probability
 // unallocated_share, otherwise it takes the stream's min_runtime. The user
 // is drawn uniformly among "<account>-u<k>", k < users (default 1).
+// A job's time limit is DeriveTimeLimit(duration, f) (workload.h), f the
+// stream's time_limit_factor (a number >= 1), else the run's factor
+// (--time-limit-factor); it draws nothing, so it leaves every draw as is.
 // Every stream draws from its own generator seeded from (seed, team index,
 // stream index), so adding a stream leaves the others' jobs unchanged.
 //
@@ -29,6 +32,7 @@
 #define SLURM_BUDGET_SIM_GENERATOR_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +62,8 @@ struct StreamSpec {
   bool resumable = true;
   uint32_t priority = 0;
   double unallocated_share = 0;
+  // Unset: the factor GenerateWorkload is given.
+  std::optional<double> time_limit_factor;
 };
 
 struct TeamSpec {
@@ -78,9 +84,12 @@ struct ScenarioSpec {
 Status ParseScenarioSpec(std::string_view json, const std::string& source, ScenarioSpec* out);
 Status ParseScenarioFile(const std::string& file, ScenarioSpec* out);
 
-// Draws the workload (sorted and numbered). InvalidArgument if the spec
-// is unusable (no teams, an empty gpus list, weights not matching).
-Status GenerateWorkload(const ScenarioSpec& spec, Workload* out);
+// Draws the workload (sorted and numbered). `time_limit_factor` (finite,
+// >= 1) is that of the streams that set none: the run's --time-limit-factor.
+// InvalidArgument if the spec is unusable (no teams, an empty gpus list,
+// weights not matching, a factor below 1).
+Status GenerateWorkload(const ScenarioSpec& spec, Workload* out,
+                        double time_limit_factor = kDefaultTimeLimitFactor);
 
 }  // namespace sim
 }  // namespace budget

@@ -2,9 +2,11 @@
 // and the drawn workload's shape.
 #include "libbudget/test_support.h"
 
+#include <cmath>
 #include <string>
 
 #include "sim/generator.h"
+#include "sim/trace_reader.h"
 
 using budget::Status;
 using namespace budget::sim;
@@ -31,6 +33,7 @@ void test_generates_deterministically(void**) {
     assert_int_equal(a.jobs[i].submit, b.jobs[i].submit);
     assert_int_equal(a.jobs[i].gpus, b.jobs[i].gpus);
     assert_int_equal(a.jobs[i].duration, b.jobs[i].duration);
+    assert_int_equal(a.jobs[i].time_limit, b.jobs[i].time_limit);
   }
   // Poisson arrivals: 4/h + 1/h over 48 h = 240 jobs expected; a seeded
   // draw lands within +-25% of that (sd of a Poisson(240) is 15.5).
@@ -41,6 +44,8 @@ void test_generates_deterministically(void**) {
     if (j.gpus == 1) {
       ++debug;
       assert_int_equal(j.duration, 900);
+      // The default factor: 900 s x 2 = 30 min.
+      assert_int_equal(j.time_limit, 1800);
       assert_int_equal(j.min_runtime, 900);
       assert_false(j.resumable);
     } else {
@@ -96,6 +101,14 @@ void test_spec_errors_name_the_json_path(void**) {
        "s.json: $.teams[0].streams[0].duration.max: must be >= min"},
       {R"({"teams":[{"account":"a","streams":[{"per_hour":1,"gpus":[1],"duration":{"value":1},"unallocated_share":2}]}]})",
        "s.json: $.teams[0].streams[0].unallocated_share: must be in [0, 1]"},
+      {R"({"teams":[{"account":"a","streams":[{"per_hour":1,"gpus":[1],"duration":{"value":1},"time_limit_factor":0.5}]}]})",
+       "s.json: $.teams[0].streams[0].time_limit_factor: must be a number >= 1"},
+      {R"({"teams":[{"account":"a","streams":[{"per_hour":1,"gpus":[1],"duration":{"value":1},"time_limit_factor":-2}]}]})",
+       "s.json: $.teams[0].streams[0].time_limit_factor: must be a number >= 1"},
+      {R"({"teams":[{"account":"a","streams":[{"per_hour":1,"gpus":[1],"duration":{"value":1},"time_limit_factor":"2"}]}]})",
+       "s.json: $.teams[0].streams[0].time_limit_factor: must be a number"},
+      {R"({"teams":[{"account":"a","streams":[{"per_hour":1,"gpus":[1],"duration":{"value":1},"time_limit_factor":null}]}]})",
+       "s.json: $.teams[0].streams[0].time_limit_factor: must be a number"},
       {R"({"teams": [)", "s.json: not valid JSON: unexpected end of data"},
   };
   for (const BadSpec& c : cases) {
@@ -107,6 +120,100 @@ void test_spec_errors_name_the_json_path(void**) {
     // The output is untouched on error.
     assert_int_equal(spec.seed, 99);
   }
+}
+
+struct FactorCase {
+  const char* stream_key;  // spliced into the stream, "" for none
+  double run_factor;       // GenerateWorkload's, i.e. --time-limit-factor
+  int64_t want_limit;      // of every job: the duration is fixed at 900 s
+};
+
+void test_time_limits_follow_the_factors(void**) {
+  const FactorCase cases[] = {
+      {"", 2.0, 1800},                         // 900 x 2 = 30 min (the default)
+      {"", 3.0, 2700},                         // the run's factor: 45 min
+      {R"(,"time_limit_factor":1.5)", 3.0, 1380},  // the stream's wins: 1350 s -> 23 min
+      {R"(,"time_limit_factor":1)", 3.0, 900},     // 15 min exactly
+      {R"(,"time_limit_factor":1.1)", 2.0, 1020},  // 990 s -> 17 min
+  };
+  Workload reference;
+  for (const FactorCase& c : cases) {
+    std::string json = std::string(R"({"seed":3,"days":1,"teams":[{"account":"a","streams":[)") +
+                       R"({"per_hour":2,"gpus":[1],"duration":{"value":900})" + c.stream_key +
+                       "}]}]}";
+    ScenarioSpec spec;
+    Status st = ParseScenarioSpec(json, "s.json", &spec);
+    assert_true(st.ok());
+    Workload w;
+    assert_true(GenerateWorkload(spec, &w, c.run_factor).ok());
+    // 2 per hour over a day: some jobs (expected 48).
+    assert_true(w.jobs.size() > 10);
+    for (const TraceJob& j : w.jobs) assert_int_equal(j.time_limit, c.want_limit);
+    // The limit draws nothing: the same seed gives the same jobs whatever
+    // the factor.
+    if (reference.jobs.empty()) reference = w;
+    assert_int_equal(w.jobs.size(), reference.jobs.size());
+    for (size_t i = 0; i < w.jobs.size(); ++i)
+      assert_int_equal(w.jobs[i].submit, reference.jobs[i].submit);
+  }
+}
+
+void test_bad_factors_are_refused(void**) {
+  ScenarioSpec spec;
+  assert_true(ParseScenarioSpec(kSpec, "spec.json", &spec).ok());
+  Workload w;
+  const double run_factors[] = {0.5, 0, NAN, INFINITY};
+  for (double f : run_factors) {
+    Status st = GenerateWorkload(spec, &w, f);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(),
+                        "scenario: time limit factor must be a finite number >= 1");
+  }
+  // A spec built in code, not parsed, can hold a bad stream factor.
+  spec.teams[0].streams[1].time_limit_factor = 0.9;
+  Status st = GenerateWorkload(spec, &w);
+  assert_false(st.ok());
+  assert_string_equal(st.message().c_str(),
+                      "scenario: team llm stream 1: time_limit_factor must be a finite number >= 1");
+}
+
+void test_written_trace_reads_back_identically(void**) {
+  // What --write-trace does: the generated jobs as native CSV, time limits
+  // included, read back as a trace. With another factor for the reader,
+  // to show that the written limits are read, not derived again.
+  ScenarioSpec spec;
+  assert_true(ParseScenarioSpec(kSpec, "spec.json", &spec).ok());
+  Workload w;
+  assert_true(GenerateWorkload(spec, &w, 1.3).ok());
+  std::string csv = FormatNativeCsv(w);
+  TraceOptions o;
+  o.time_limit_factor = 4;
+  Workload back;
+  ReadStats stats;
+  Status st = ReadTraceText(csv, "w.csv", TraceFormat::kNative, o, &back, &stats);
+  assert_true(st.ok());
+  assert_int_equal(back.jobs.size(), w.jobs.size());
+  bool limits_differ = false;
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    const TraceJob& a = w.jobs[i];
+    const TraceJob& b = back.jobs[i];
+    assert_int_equal(a.id, b.id);
+    assert_int_equal(a.submit, b.submit);
+    assert_string_equal(w.accounts[a.account].c_str(), back.accounts[b.account].c_str());
+    assert_string_equal(w.UserName(a.user).c_str(), back.UserName(b.user).c_str());
+    assert_int_equal(a.gpus, b.gpus);
+    assert_int_equal(a.duration, b.duration);
+    assert_int_equal(a.min_runtime, b.min_runtime);
+    assert_int_equal(a.resumable, b.resumable);
+    assert_int_equal(a.priority, b.priority);
+    assert_int_equal(a.time_limit, b.time_limit);
+    // 1.3 x the duration, in whole minutes.
+    assert_int_equal(a.time_limit, DeriveTimeLimit(a.duration, 1.3));
+    limits_differ |= a.time_limit != w.jobs[0].time_limit;
+  }
+  // The lognormal stream gives many different limits, not one repeated.
+  assert_true(limits_differ);
+  assert_string_equal(FormatNativeCsv(back).c_str(), csv.c_str());
 }
 
 void test_generate_refuses_an_empty_spec(void**) {
@@ -124,6 +231,9 @@ int main() {
       cmocka_unit_test(test_generates_deterministically),
       cmocka_unit_test(test_seed_changes_the_draw),
       cmocka_unit_test(test_spec_errors_name_the_json_path),
+      cmocka_unit_test(test_time_limits_follow_the_factors),
+      cmocka_unit_test(test_bad_factors_are_refused),
+      cmocka_unit_test(test_written_trace_reads_back_identically),
       cmocka_unit_test(test_generate_refuses_an_empty_spec),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -1,19 +1,52 @@
 // The native trace: the simulator's own CSV, the one the generator writes.
+// Its 9th column, time_limit, came later: a file may have 8 columns (then
+// every limit is derived) or 9 (an empty field is derived).
 #include "sim/trace_formats.h"
 
 namespace budget {
 namespace sim {
 
+namespace {
+
+// An explicit time limit: Slurm's --time is whole minutes, so a limit that
+// is not a whole number of them is a mistake in the trace, not a value to
+// round.
+Status TimeLimitField(const std::string& file, uint64_t line, const Field& f, Seconds* out) {
+  int64_t v;
+  if (!ParseInt64(f.text, &v))
+    return Status::InvalidArgument(Where(file, line, f.column,
+                                         "time_limit: expected an integer (seconds), got '" +
+                                             std::string(f.text) + "'"));
+  if (v < 60 || v % 60 != 0)
+    return Status::InvalidArgument(Where(file, line, f.column,
+                                         "time_limit: must be a positive multiple of 60 "
+                                         "(Slurm time limits are whole minutes), got " +
+                                             std::to_string(v)));
+  if (v > kMaxTimeLimit)
+    return Status::InvalidArgument(Where(file, line, f.column,
+                                         "time_limit: must be at most " +
+                                             std::to_string(kMaxTimeLimit) + " (365 days), got " +
+                                             std::to_string(v)));
+  *out = v;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ReadNative(std::string_view text, const std::string& file, const TraceOptions& options,
                   Workload* out, ReadStats* stats) {
   FormatSpec spec;
   spec.header = {"submit", "account", "user", "gpus",
-                 "duration", "min_runtime", "resumable", "priority"};
-  RowParser parse = [&file](const std::vector<Field>& f, uint64_t line, TraceJob* job,
-                            std::string* account, std::string* user, bool*) -> Status {
-    if (f.size() != 8)
+                 "duration", "min_runtime", "resumable", "priority", "time_limit"};
+  spec.required_columns = 8;
+  const double factor = options.time_limit_factor;
+  RowParser parse = [&file, factor](const std::vector<Field>& f, uint64_t line, size_t columns,
+                                    TraceJob* job, std::string* account, std::string* user,
+                                    bool*) -> Status {
+    if (f.size() != columns)
       return Status::InvalidArgument(Where(file, line, f.empty() ? 1 : f.back().column,
-                                           "expected 8 fields, got " + std::to_string(f.size())));
+                                           "expected " + std::to_string(columns) +
+                                               " fields, got " + std::to_string(f.size())));
     int64_t v;
     Status st = IntField(file, line, f[0], "submit", 0, &job->submit);
     if (!st.ok()) return st;
@@ -35,6 +68,8 @@ Status ReadNative(std::string_view text, const std::string& file, const TraceOpt
     if (v > UINT32_MAX)
       return Status::InvalidArgument(Where(file, line, f[7].column, "priority: too large"));
     job->priority = static_cast<uint32_t>(v);
+    if (columns == 9 && !f[8].text.empty()) return TimeLimitField(file, line, f[8], &job->time_limit);
+    job->time_limit = DeriveTimeLimit(job->duration, factor);
     return Status::Ok();
   };
   return ReadRows(text, file, spec, parse, options, out, stats);

@@ -40,6 +40,16 @@ Status NodeEvent(const std::string& opt, const std::string& v, std::vector<NodeE
   return Status::Ok();
 }
 
+// finite (ParseDouble refuses inf and nan) and >= 1: a limit below the
+// work a job needs would kill every job that does not give its own.
+Status TimeLimitFactor(const std::string& opt, const std::string& v, double* out) {
+  double d = 0;
+  if (!ParseDouble(v, &d) || d < 1)
+    return Status::InvalidArgument(opt + ": expected a finite number >= 1, got '" + v + "'");
+  *out = d;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status NodeDrainsOf(const SimOptions& o, TimePoint first_submit, std::vector<NodeDrain>* out) {
@@ -78,6 +88,8 @@ std::string UsageText() {
       "  --default-min-runtime T  contract of philly/swf jobs (default 0)\n"
       "  --default-resumable      philly/swf jobs are resumable\n"
       "  --swf-procs-per-gpu N    SWF processors per GPU (default 1)\n"
+      "  --time-limit-factor F    time limit = duration x F, in whole minutes, where\n"
+      "                           the workload gives none (default 2, >= 1)\n"
       "Cluster and rules:\n"
       "  --nodes N                nodes (default 128)\n"
       "  --gpus-per-node G        GPUs per node (default 8)\n"
@@ -160,6 +172,8 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     } else if (opt == "--swf-procs-per-gpu") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
         o->trace.procs_per_gpu = uint32_t(n);
+    } else if (opt == "--time-limit-factor") {
+      if ((st = need(&v)).ok()) st = TimeLimitFactor(opt, v, &o->trace.time_limit_factor);
     } else if (opt == "--nodes") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
         o->engine.nodes = uint32_t(n);

@@ -24,7 +24,8 @@ void test_values_reach_the_options(void**) {
   Status st = Parse({"--trace", "t.csv", "--format=philly", "--nodes", "16", "--gpus-per-node=4",
                      "--policy", "budget,fifo", "--horizon", "7-0", "--default-min-runtime",
                      "15", "--packing", "off", "--skip-bad-rows", "--debug-max-gpus", "2",
-                     "--preempt-exempt-time", "2:00:00", "--svg-length", "1-0"},
+                     "--preempt-exempt-time", "2:00:00", "--svg-length", "1-0",
+                     "--time-limit-factor", "1.5"},
                     &o);
   assert_true(st.ok());
   assert_string_equal(o.trace_file.c_str(), "t.csv");
@@ -41,6 +42,30 @@ void test_values_reach_the_options(void**) {
   assert_false(o.engine.packing);
   assert_true(o.trace.skip_bad_rows);
   assert_int_equal(o.engine.thresholds.debug_max_gpus, 2);
+  assert_true(o.trace.time_limit_factor == 1.5);
+}
+
+struct FactorCase {
+  const char* arg;
+  double want;
+};
+
+void test_time_limit_factor(void**) {
+  // Default 2; any finite number >= 1, as "--opt V" or "--opt=V".
+  SimOptions defaults;
+  assert_true(Parse({"--trace", "a"}, &defaults).ok());
+  assert_true(defaults.trace.time_limit_factor == 2.0);
+  const FactorCase cases[] = {
+      {"--time-limit-factor=1", 1.0},
+      {"--time-limit-factor=1.25", 1.25},
+      {"--time-limit-factor=10", 10.0},
+      {"--time-limit-factor=3e0", 3.0},
+  };
+  for (const FactorCase& c : cases) {
+    SimOptions o;
+    assert_true(Parse({"--trace", "a", c.arg}, &o).ok());
+    assert_true(o.trace.time_limit_factor == c.want);
+  }
 }
 
 struct Bad {
@@ -72,6 +97,25 @@ void test_bad_input_names_the_option(void**) {
       {{"--trace", "a", "--drain", "n0@10"},
        "--drain: expected NODE@TIME with NODE n1, n2, ..., got 'n0@10'"},
       {{"--trace", "a", "--resume", "n2"}, "--resume: expected NODE@TIME with NODE n1, n2, ..., got 'n2'"},
+      // A factor below 1 would give limits shorter than the work; inf and
+      // nan are not factors (1e400 overflows to inf).
+      {{"--trace", "a", "--time-limit-factor", "0.5"},
+       "--time-limit-factor: expected a finite number >= 1, got '0.5'"},
+      {{"--trace", "a", "--time-limit-factor", "0"},
+       "--time-limit-factor: expected a finite number >= 1, got '0'"},
+      {{"--trace", "a", "--time-limit-factor", "-2"},
+       "--time-limit-factor: expected a finite number >= 1, got '-2'"},
+      {{"--trace", "a", "--time-limit-factor", "inf"},
+       "--time-limit-factor: expected a finite number >= 1, got 'inf'"},
+      {{"--trace", "a", "--time-limit-factor", "nan"},
+       "--time-limit-factor: expected a finite number >= 1, got 'nan'"},
+      {{"--trace", "a", "--time-limit-factor", "1e400"},
+       "--time-limit-factor: expected a finite number >= 1, got '1e400'"},
+      {{"--trace", "a", "--time-limit-factor", "2x"},
+       "--time-limit-factor: expected a finite number >= 1, got '2x'"},
+      {{"--trace", "a", "--time-limit-factor="},
+       "--time-limit-factor: expected a finite number >= 1, got ''"},
+      {{"--trace", "a", "--time-limit-factor"}, "--time-limit-factor: needs a value"},
   };
   for (const Bad& c : cases) {
     SimOptions o;
@@ -131,6 +175,7 @@ void test_help_needs_no_workload(void**) {
   assert_true(Parse({"--help"}, &o).ok());
   assert_true(o.help);
   assert_true(UsageText().find("--svg-usage") != std::string::npos);
+  assert_true(UsageText().find("--time-limit-factor F") != std::string::npos);
 }
 
 }  // namespace
@@ -138,6 +183,7 @@ void test_help_needs_no_workload(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_reach_the_options),
+      cmocka_unit_test(test_time_limit_factor),
       cmocka_unit_test(test_bad_input_names_the_option),
       cmocka_unit_test(test_slurm_scheduler_options),
       cmocka_unit_test(test_node_events_are_checked_against_the_cluster),

@@ -1,6 +1,7 @@
 // The Philly trace (Microsoft's published GPU cluster log, as CSV): one row
 // per job, in any order; the virtual cluster stands for the account, and the
-// contract, which Philly did not have, comes from the options.
+// contract, which Philly did not have, comes from the options. Philly kept
+// no requested time either: the time limit is derived from the duration.
 #include <algorithm>
 #include <cmath>
 
@@ -13,7 +14,7 @@ Status ReadPhilly(std::string_view text, const std::string& file, const TraceOpt
                   Workload* out, ReadStats* stats) {
   FormatSpec spec;
   spec.header = {"timestamp", "duration", "num_gpus", "gpu_time", "cluster"};
-  RowParser parse = [&file, &options](const std::vector<Field>& f, uint64_t line,
+  RowParser parse = [&file, &options](const std::vector<Field>& f, uint64_t line, size_t,
                                       TraceJob* job, std::string* account, std::string*,
                                       bool*) -> Status {
     if (f.size() != 5)
@@ -36,6 +37,7 @@ Status ReadPhilly(std::string_view text, const std::string& file, const TraceOpt
     job->gpus = static_cast<uint32_t>(gpus);
     // A job that ran for less than a second still held its GPUs for one.
     job->duration = std::max<Seconds>(1, static_cast<Seconds>(std::ceil(duration)));
+    job->time_limit = DeriveTimeLimit(job->duration, options.time_limit_factor);
     job->min_runtime = options.default_min_runtime;
     job->resumable = options.default_resumable;
     *account = std::string(f[4].text);

@@ -35,6 +35,8 @@ inline Workload MakeWorkload(const std::vector<Row>& rows) {
     j.user = w.InternUser(std::string(r.account) + "-user");
     j.gpus = r.gpus;
     j.duration = r.duration;
+    // The rule of every trace without a limit (workload.h): the rows give none.
+    j.time_limit = DeriveTimeLimit(r.duration, kDefaultTimeLimitFactor);
     j.min_runtime = r.min_runtime;
     j.resumable = r.resumable;
     j.priority = r.priority;

@@ -4,6 +4,9 @@
 //   7 used mem  8 requested procs  9 requested time  10 requested mem
 //   11 status  12 user  13 group  14 executable  15 queue  16 partition
 //   17 preceding job  18 think time          (-1 = unknown)
+// The requested time (9, seconds) is the job's time limit as its scheduler
+// knew it; rounded up to whole minutes, because that is all Slurm's --time
+// can express. Without it (-1, or 0), the limit is derived from the run time.
 #include <string>
 
 #include "sim/trace_formats.h"
@@ -18,7 +21,7 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
   spec.comment = ';';
   if (options.procs_per_gpu == 0)
     return Status::InvalidArgument("--swf-procs-per-gpu: must be >= 1");
-  RowParser parse = [&file, &options](const std::vector<Field>& f, uint64_t line,
+  RowParser parse = [&file, &options](const std::vector<Field>& f, uint64_t line, size_t,
                                       TraceJob* job, std::string* account, std::string* user,
                                       bool* filtered) -> Status {
     if (f.size() != 18)
@@ -56,6 +59,10 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
     job->submit = v[1];
     job->duration = v[3];
     job->gpus = static_cast<uint32_t>(gpus);
+    // DeriveTimeLimit with factor 1 is the rounding up to minutes (and the
+    // clamp to kMaxTimeLimit) a requested time needs.
+    job->time_limit = v[8] > 0 ? DeriveTimeLimit(v[8], 1.0)
+                               : DeriveTimeLimit(job->duration, options.time_limit_factor);
     job->min_runtime = options.default_min_runtime;
     job->resumable = options.default_resumable;
     *account = "group" + std::to_string(v[12]);

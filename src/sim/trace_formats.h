@@ -14,11 +14,13 @@
 namespace budget {
 namespace sim {
 
-// Parses one data row into *out. Returns InvalidArgument with a Where()
-// message on a malformed row; sets *filtered for a well-formed row that is
-// not a job to replay.
+// Parses one data row into *out. `columns` is the number of fields of the
+// file's header (0 for formats without one), so that a format whose later
+// columns are optional knows which the file has. Returns InvalidArgument
+// with a Where() message on a malformed row; sets *filtered for a
+// well-formed row that is not a job to replay.
 using RowParser = std::function<Status(const std::vector<Field>& fields, uint64_t line,
-                                       TraceJob* job, std::string* account,
+                                       size_t columns, TraceJob* job, std::string* account,
                                        std::string* user, bool* filtered)>;
 
 struct FormatSpec {
@@ -26,6 +28,9 @@ struct FormatSpec {
   // Expected header fields (CSV formats); empty: no header, comment lines
   // start with `comment`.
   std::vector<std::string> header;
+  // A header may stop after this many of `header`'s fields (the columns an
+  // older version of the format had); 0: all are required.
+  size_t required_columns = 0;
   char comment = '\0';
 };
 

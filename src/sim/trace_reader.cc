@@ -1,5 +1,6 @@
 #include "sim/trace_reader.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -56,6 +57,7 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
   *stats = ReadStats();
   std::vector<Field> fields;
   bool header_seen = spec.header.empty();
+  size_t columns = 0;  // of the header seen
   uint64_t line_no = 0;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -70,15 +72,20 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     if (spec.comment != '\0' && line[first] == spec.comment) continue;
     SplitFields(line, spec.separator, &fields);
     if (!header_seen) {
-      bool same = fields.size() == spec.header.size();
+      size_t required = spec.required_columns == 0 ? spec.header.size() : spec.required_columns;
+      bool same = fields.size() >= required && fields.size() <= spec.header.size();
       for (size_t i = 0; same && i < fields.size(); ++i) same = fields[i].text == spec.header[i];
       if (!same) {
+        // "a,b,c[,d[,e]]": the optional trailing columns in brackets.
         std::string want;
-        for (const std::string& h : spec.header) want += (want.empty() ? "" : ",") + h;
+        for (size_t i = 0; i < spec.header.size(); ++i)
+          want += (i == 0 ? "" : i < required ? "," : "[,") + spec.header[i];
+        want.append(spec.header.size() - required, ']');
         *out = Workload();
         return Status::InvalidArgument(
             Where(file, line_no, 1, "header: expected '" + want + "'"));
       }
+      columns = fields.size();
       header_seen = true;
       continue;
     }
@@ -86,7 +93,7 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     TraceJob job;
     std::string account, user;
     bool filtered = false;
-    Status st = parse(fields, line_no, &job, &account, &user, &filtered);
+    Status st = parse(fields, line_no, columns, &job, &account, &user, &filtered);
     if (!st.ok()) {
       if (!options.skip_bad_rows) {
         *out = Workload();
@@ -115,6 +122,12 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
 
 Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat format,
                      const TraceOptions& options, Workload* out, ReadStats* stats) {
+  // Checked here, not left to DeriveTimeLimit's fallback: a caller's bad
+  // factor must not quietly become 1.
+  if (!std::isfinite(options.time_limit_factor) || options.time_limit_factor < 1) {
+    *out = Workload();
+    return Status::InvalidArgument("--time-limit-factor: must be a finite number >= 1");
+  }
   switch (format) {
     case TraceFormat::kNative: return ReadNative(text, file, options, out, stats);
     case TraceFormat::kPhilly: return ReadPhilly(text, file, options, out, stats);
@@ -134,17 +147,17 @@ Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOpt
 }
 
 std::string FormatNativeCsv(const Workload& w) {
-  std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority\n";
-  char buf[96];
+  std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
+  char buf[128];
   for (const TraceJob& j : w.jobs) {
     s += std::to_string(j.submit);
     s += ',';
     s += w.accounts[j.account];
     s += ',';
     s += w.UserName(j.user);
-    std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u\n", j.gpus,
+    std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u,%lld\n", j.gpus,
                   static_cast<long long>(j.duration), static_cast<long long>(j.min_runtime),
-                  j.resumable ? 1 : 0, j.priority);
+                  j.resumable ? 1 : 0, j.priority, static_cast<long long>(j.time_limit));
     s += buf;
   }
   return s;

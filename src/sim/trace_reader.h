@@ -2,15 +2,24 @@
 // Format (SWF), each into a Workload.
 //
 //   native  header `submit,account,user,gpus,duration,min_runtime,resumable,
-//           priority`; times in seconds; resumable 0|1|true|false.
+//           priority[,time_limit]`; times in seconds; resumable
+//           0|1|true|false. time_limit, when the column is there and the
+//           field not empty, must be a multiple of 60 from 60 to
+//           kMaxTimeLimit; else it is derived. Traces written before the
+//           column existed (8 columns) still read.
 //   philly  header `timestamp,duration,num_gpus,gpu_time,cluster`; timestamp
 //           `YYYY-MM-DD HH:MM:SS` (UTC), rows in any order; the virtual
-//           cluster is the account; the contract comes from the options.
+//           cluster is the account; the contract comes from the options;
+//           the time limit is derived (Philly kept none).
 //   swf     18 whitespace-separated fields per job, `;` comments; GPUs =
 //           ceil(processors / procs_per_gpu) (requested processors, else
 //           allocated ones); account "group<G>", user "user<U>"; jobs with
 //           a run time <= 0 (cancelled before running) are not jobs to
-//           replay and are counted in ReadStats::filtered.
+//           replay and are counted in ReadStats::filtered. The time limit
+//           is the requested time (field 9) rounded up to whole minutes
+//           (DeriveTimeLimit(requested, 1)), or derived when it is unknown
+//           (-1) or 0.
+// "Derived" is DeriveTimeLimit(duration, time_limit_factor) (workload.h).
 //
 // Errors. A malformed row stops the read with InvalidArgument
 //   "<file>:<line>:<column>: <field>: <why>"
@@ -46,6 +55,9 @@ struct TraceOptions {
   bool default_resumable = false;
   // swf: processors per GPU.
   uint32_t procs_per_gpu = 1;
+  // Of DeriveTimeLimit, for jobs whose trace gives no time limit; finite
+  // and >= 1 (--time-limit-factor checks it).
+  double time_limit_factor = kDefaultTimeLimitFactor;
 };
 
 struct ReadStats {
@@ -64,7 +76,8 @@ Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat
 Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOptions& options,
                      Workload* out, ReadStats* stats);
 
-// Writes `workload` as native CSV (header included).
+// Writes `workload` as native CSV (header included, all 9 columns): reading
+// it back gives the same jobs, time limits included.
 std::string FormatNativeCsv(const Workload& workload);
 Status WriteNativeCsv(const std::string& file, const Workload& workload);
 

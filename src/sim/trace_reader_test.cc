@@ -2,6 +2,8 @@
 // malformed ones whose errors must name file, line and column.
 #include "libbudget/test_support.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <unistd.h>
@@ -80,14 +82,26 @@ void test_native_errors_name_file_line_column(void**) {
 }
 
 void test_native_header_is_required(void**) {
+  // The 9th column is optional (8-column traces predate it); any other
+  // header is refused with the same message, the optional part bracketed.
+  const char* kWant =
+      "t.csv:1:1: header: expected 'submit,account,user,gpus,duration,"
+      "min_runtime,resumable,priority[,time_limit]'";
+  const char* bad_headers[] = {
+      "submit,account\n1,a\n",
+      // 9 columns, but the 9th misnamed.
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,timelimit\n",
+      // 10 columns: one more than the format has.
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit,x\n",
+  };
   Workload w;
   ReadStats stats;
-  Status st = ReadNative("submit,account\n1,a\n", &w, &stats);
-  assert_false(st.ok());
-  assert_string_equal(st.message().c_str(),
-                      "t.csv:1:1: header: expected 'submit,account,user,gpus,duration,"
-                      "min_runtime,resumable,priority'");
-  st = ReadNative("", &w, &stats);
+  for (const char* text : bad_headers) {
+    Status st = ReadNative(text, &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), kWant);
+  }
+  Status st = ReadNative("", &w, &stats);
   assert_false(st.ok());
   assert_string_equal(st.message().c_str(), "t.csv:1:1: header: missing (empty file)");
 }
@@ -202,13 +216,244 @@ void test_swf_errors(void**) {
   }
 }
 
+struct LimitCase {
+  int64_t duration;
+  double factor;
+  int64_t want;
+};
+
+void test_derive_time_limit(void**) {
+  // ceil(duration x factor / 60) x 60, at least 60, at most 365 days
+  // (kMaxTimeLimit = 31,536,000 s = 525,600 min).
+  const LimitCase cases[] = {
+      {1, 2.0, 60},        // 2 s -> 1 min
+      {1, 1.0, 60},        // 1 s -> 1 min
+      {30, 2.0, 60},       // 60 s exactly: 1 min, not 2
+      {31, 2.0, 120},      // 62 s -> 2 min
+      {60, 1.0, 60},       // a whole minute stays as it is
+      {61, 1.0, 120},      // 61 s -> 2 min
+      {3600, 1.0, 3600},   // factor 1: the duration in whole minutes
+      {3600, 2.0, 7200},   // the default factor
+      {900, 2.0, 1800},    // the scenario's debug jobs: 15 min -> 30 min
+      {100, 1.5, 180},     // 150 s -> 3 min
+      {7200, 1.25, 9000},  // 150 min exactly
+      // 1980 s = 33 min exactly; in doubles 1980.0000000000002 -> 34 min.
+      {1800, 1.1, 1980},
+      {31535999, 1.0, 31536000},    // 1 s short of 365 days: rounds up to it
+      {31536000, 1.0, 31536000},    // 365 days
+      {15768000, 2.0, 31536000},    // 182.5 days x 2 = 365 days exactly
+      {20000000, 2.0, 31536000},    // 463 days: clamped
+      {INT64_MAX, 2.0, 31536000},   // no overflow
+      {INT64_MAX, 1e300, 31536000},
+      {3600, 1e300, 31536000},
+      // Outside the precondition: a factor < 1 or NaN is taken as 1, a
+      // duration < 1 as 1.
+      {3600, 0.5, 3600},
+      {3600, NAN, 3600},
+      {0, 2.0, 60},
+  };
+  for (const LimitCase& c : cases) {
+    int64_t got = DeriveTimeLimit(c.duration, c.factor);
+    if (got != c.want)
+      print_error("duration %lld factor %g: got %lld, want %lld\n", (long long)c.duration,
+                  c.factor, (long long)got, (long long)c.want);
+    assert_int_equal(got, c.want);
+  }
+}
+
+struct FormatLimitCase {
+  TraceFormat format;
+  const char* text;   // one job
+  double factor;
+  int64_t want_duration;
+  int64_t want_limit;
+};
+
+void test_time_limit_per_format(void**) {
+  const char* kPhilly = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+  std::string native8 = kNativeHeader;
+  std::string native9 =
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
+  // SWF: 9th field the requested time. Run time 3600 in every row.
+  const std::string swf_head = "1 0 5 3600 8 -1 -1 8 ";
+  const std::string swf_tail = " -1 1 3 7 -1 1 -1 -1 -1\n";
+  const std::string rows[] = {
+      native8 + "0,llm,a,1,3600,0,1,0\n",
+      native9 + "0,llm,a,1,3600,0,1,0,600\n",
+      native9 + "0,llm,a,1,3600,0,1,0,\n",
+      std::string(kPhilly) + "2017-10-03 10:00:00,7200,8,57600,vc1\n",
+      std::string(kPhilly) + "2017-10-03 10:00:00,0.4,1,0.4,vc1\n",
+      swf_head + "7200" + swf_tail,
+      swf_head + "7201" + swf_tail,
+      swf_head + "59" + swf_tail,
+      swf_head + "1800" + swf_tail,
+      swf_head + "-1" + swf_tail,
+      swf_head + "0" + swf_tail,
+      swf_head + "99999999999" + swf_tail,
+  };
+  const FormatLimitCase cases[] = {
+      // native, 8 columns: derived, 3600 x 3 = 180 min.
+      {TraceFormat::kNative, rows[0].c_str(), 3.0, 3600, 10800},
+      // 9 columns: the trace's own limit, even below the duration (the job
+      // then cannot finish in one run; that is the trace's statement).
+      {TraceFormat::kNative, rows[1].c_str(), 3.0, 3600, 600},
+      // An empty field: derived, 3600 x 2.
+      {TraceFormat::kNative, rows[2].c_str(), 2.0, 3600, 7200},
+      // philly: always derived; 7200 x 1.5 = 180 min.
+      {TraceFormat::kPhilly, rows[3].c_str(), 1.5, 7200, 10800},
+      // 0.4 s is held for 1 s; 2 s -> 1 min.
+      {TraceFormat::kPhilly, rows[4].c_str(), 2.0, 1, 60},
+      // swf: the requested time, whatever the factor.
+      {TraceFormat::kSwf, rows[5].c_str(), 3.0, 3600, 7200},
+      // 7201 s rounded up to 121 min.
+      {TraceFormat::kSwf, rows[6].c_str(), 3.0, 3600, 7260},
+      // 59 s -> 1 min.
+      {TraceFormat::kSwf, rows[7].c_str(), 3.0, 3600, 60},
+      // Less than the run time: kept (the archive's scheduler said so).
+      {TraceFormat::kSwf, rows[8].c_str(), 3.0, 3600, 1800},
+      // Unknown (-1) or 0: derived from the run time, 3600 x 3.
+      {TraceFormat::kSwf, rows[9].c_str(), 3.0, 3600, 10800},
+      {TraceFormat::kSwf, rows[10].c_str(), 3.0, 3600, 10800},
+      // 3,170 years requested: clamped to 365 days.
+      {TraceFormat::kSwf, rows[11].c_str(), 3.0, 3600, 31536000},
+  };
+  for (const FormatLimitCase& c : cases) {
+    TraceOptions o;
+    o.time_limit_factor = c.factor;
+    Workload w;
+    ReadStats stats;
+    Status st = ReadTraceText(c.text, "f", c.format, o, &w, &stats);
+    if (!st.ok()) print_error("%s\n", st.message().c_str());
+    assert_true(st.ok());
+    assert_int_equal(w.jobs.size(), 1);
+    assert_int_equal(w.jobs[0].duration, c.want_duration);
+    assert_int_equal(w.jobs[0].time_limit, c.want_limit);
+    assert_true(w.Validate().ok());
+  }
+}
+
+void test_native_time_limit_errors(void**) {
+  const std::string header =
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
+  // "0,llm,a,8,60,0,1,0," is 19 characters: time_limit starts at column 20.
+  const BadRow cases[] = {
+      {"0,llm,a,8,60,0,1,0,90",
+       "t.csv:2:20: time_limit: must be a positive multiple of 60 (Slurm time limits are "
+       "whole minutes), got 90"},
+      {"0,llm,a,8,60,0,1,0,0",
+       "t.csv:2:20: time_limit: must be a positive multiple of 60 (Slurm time limits are "
+       "whole minutes), got 0"},
+      {"0,llm,a,8,60,0,1,0,-60",
+       "t.csv:2:20: time_limit: must be a positive multiple of 60 (Slurm time limits are "
+       "whole minutes), got -60"},
+      {"0,llm,a,8,60,0,1,0,1:00",
+       "t.csv:2:20: time_limit: expected an integer (seconds), got '1:00'"},
+      // 365 days and one minute.
+      {"0,llm,a,8,60,0,1,0,31536060",
+       "t.csv:2:20: time_limit: must be at most 31536000 (365 days), got 31536060"},
+      // A 9-column file wants 9 fields in every row (an empty one derives);
+      // "0,llm,a,8,60,0,1," is 17 characters: the 8th field at column 18.
+      {"0,llm,a,8,60,0,1,0", "t.csv:2:18: expected 9 fields, got 8"},
+      {"0,llm,a,8,60,0,1,0,60,7", "t.csv:2:23: expected 9 fields, got 10"},
+      // The old messages hold in 9-column files too.
+      {"0,llm,a,0,60,0,1,0,60", "t.csv:2:9: gpus: must be >= 1, got 0"},
+  };
+  for (const BadRow& c : cases) {
+    Workload w;
+    ReadStats stats;
+    Status st = ReadNative(header + c.row + "\n", &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+    assert_int_equal(w.jobs.size(), 0);
+  }
+}
+
+void test_bad_time_limit_factor_is_refused(void**) {
+  // The readers check the factor themselves: a caller's bad one must not
+  // quietly become 1.
+  const double factors[] = {0.5, 0, -2, NAN, INFINITY};
+  for (double f : factors) {
+    TraceOptions o;
+    o.time_limit_factor = f;
+    Workload w;
+    ReadStats stats;
+    Status st = ReadTraceText(std::string(kNativeHeader) + "0,llm,a,1,60,0,1,0\n", "t.csv",
+                              TraceFormat::kNative, o, &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(),
+                        "--time-limit-factor: must be a finite number >= 1");
+  }
+}
+
+struct ValidateCase {
+  int64_t time_limit;
+  const char* message;  // nullptr: valid
+};
+
+void test_validate_checks_the_time_limit(void**) {
+  const ValidateCase cases[] = {
+      {60, nullptr},
+      {31536000, nullptr},
+      // 0 is what a TraceJob holds until a reader sets it.
+      {0, "job 1: time_limit must be a whole number of minutes, 60 s to 365 days, got 0 s"},
+      {59, "job 1: time_limit must be a whole number of minutes, 60 s to 365 days, got 59 s"},
+      {90, "job 1: time_limit must be a whole number of minutes, 60 s to 365 days, got 90 s"},
+      {31536060,
+       "job 1: time_limit must be a whole number of minutes, 60 s to 365 days, got 31536060 s"},
+  };
+  for (const ValidateCase& c : cases) {
+    Workload w;
+    TraceJob j;
+    j.account = w.InternAccount("llm");
+    j.time_limit = c.time_limit;
+    w.jobs.push_back(j);
+    w.SortAndNumber();
+    Status st = w.Validate();
+    if (c.message == nullptr) {
+      assert_true(st.ok());
+    } else {
+      assert_false(st.ok());
+      assert_string_equal(st.message().c_str(), c.message);
+    }
+  }
+}
+
 void test_native_round_trip_and_file_errors(void**) {
-  std::string text = std::string(kNativeHeader) + "5,llm,alice,16,3600,900,1,2\n";
+  // An 8-column trace: the limits are derived (3600 x 2 = 7200; 50 x 2 =
+  // 100 s -> 2 min = 120) and written in the 9th column.
+  std::string text = std::string(kNativeHeader) +
+                     "5,llm,alice,16,3600,900,1,2\n"
+                     "9,robotics,,1,50,0,0,0\n";
   Workload w;
   ReadStats stats;
   assert_true(ReadNative(text, &w, &stats).ok());
-  // Writing then reading gives the same text back.
-  assert_string_equal(FormatNativeCsv(w).c_str(), text.c_str());
+  const std::string written =
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n"
+      "5,llm,alice,16,3600,900,1,2,7200\n"
+      "9,robotics,,1,50,0,0,0,120\n";
+  assert_string_equal(FormatNativeCsv(w).c_str(), written.c_str());
+  // Read back, with another factor: the written limits are kept, not
+  // derived again, and writing once more gives the same text.
+  TraceOptions other;
+  other.time_limit_factor = 5;
+  Workload again;
+  assert_true(ReadTraceText(written, "w.csv", TraceFormat::kNative, other, &again, &stats).ok());
+  assert_int_equal(again.jobs.size(), w.jobs.size());
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    const TraceJob& a = w.jobs[i];
+    const TraceJob& b = again.jobs[i];
+    assert_int_equal(a.id, b.id);
+    assert_int_equal(a.submit, b.submit);
+    assert_string_equal(w.accounts[a.account].c_str(), again.accounts[b.account].c_str());
+    assert_string_equal(w.UserName(a.user).c_str(), again.UserName(b.user).c_str());
+    assert_int_equal(a.gpus, b.gpus);
+    assert_int_equal(a.duration, b.duration);
+    assert_int_equal(a.min_runtime, b.min_runtime);
+    assert_int_equal(a.resumable, b.resumable);
+    assert_int_equal(a.priority, b.priority);
+    assert_int_equal(a.time_limit, b.time_limit);
+  }
+  assert_string_equal(FormatNativeCsv(again).c_str(), written.c_str());
   char path[] = "/tmp/trace_reader_testXXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
@@ -216,7 +461,7 @@ void test_native_round_trip_and_file_errors(void**) {
   assert_true(WriteNativeCsv(path, w).ok());
   Workload back;
   assert_true(ReadTraceFile(path, TraceFormat::kNative, TraceOptions(), &back, &stats).ok());
-  assert_int_equal(back.jobs.size(), 1);
+  assert_string_equal(FormatNativeCsv(back).c_str(), written.c_str());
   unlink(path);
   Status st = ReadTraceFile("/nonexistent/x.csv", TraceFormat::kNative, TraceOptions(), &back, &stats);
   assert_false(st.ok());
@@ -239,6 +484,11 @@ int main() {
       cmocka_unit_test(test_philly_errors),
       cmocka_unit_test(test_swf_maps_processors_to_gpus),
       cmocka_unit_test(test_swf_errors),
+      cmocka_unit_test(test_derive_time_limit),
+      cmocka_unit_test(test_time_limit_per_format),
+      cmocka_unit_test(test_native_time_limit_errors),
+      cmocka_unit_test(test_bad_time_limit_factor_is_refused),
+      cmocka_unit_test(test_validate_checks_the_time_limit),
       cmocka_unit_test(test_native_round_trip_and_file_errors),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

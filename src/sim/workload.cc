@@ -1,6 +1,7 @@
 #include "sim/workload.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace budget {
 namespace sim {
@@ -18,6 +19,25 @@ int32_t Intern(const std::string& name, std::unordered_map<std::string, int32_t>
 }
 
 }  // namespace
+
+Seconds DeriveTimeLimit(Seconds duration, double factor) {
+  constexpr int64_t kMicro = 1000000;
+  if (!(factor >= 1) || !std::isfinite(factor)) factor = 1;  // NaN fails >=
+  if (duration < 1) duration = 1;
+  // factor >= 1, so a duration at or past the maximum gives the maximum;
+  // testing the product in doubles first keeps the integer product below
+  // from overflowing (just under the boundary, where the double may be off,
+  // both ways round up to the maximum, the integer one through the clamp).
+  if (duration >= kMaxTimeLimit || double(duration) * factor >= double(kMaxTimeLimit))
+    return kMaxTimeLimit;
+  // Here duration x factor < 3.2e7 s, so duration x factor_micro < 3.2e13
+  // (plus the rounding of the factor, < duration): far within int64.
+  int64_t factor_micro = std::llround(factor * double(kMicro));
+  int64_t scaled = duration * factor_micro;   // seconds x 1e6
+  int64_t per_minute = 60 * kMicro;
+  int64_t minutes = (scaled + per_minute - 1) / per_minute;
+  return std::min(kMaxTimeLimit, std::max<Seconds>(60, minutes * 60));
+}
 
 int32_t Workload::InternAccount(const std::string& name) {
   if (account_index_.size() != accounts.size()) {
@@ -58,6 +78,10 @@ Status Workload::Validate() const {
     if (j.gpus < 1) return Status::InvalidArgument(where + "gpus must be >= 1");
     if (j.duration < 1) return Status::InvalidArgument(where + "duration must be >= 1 s");
     if (j.min_runtime < 0) return Status::InvalidArgument(where + "min_runtime must be >= 0");
+    if (j.time_limit < 60 || j.time_limit % 60 != 0 || j.time_limit > kMaxTimeLimit)
+      return Status::InvalidArgument(where + "time_limit must be a whole number of minutes, "
+                                     "60 s to 365 days, got " +
+                                     std::to_string(j.time_limit) + " s");
     if (j.account < 0 || size_t(j.account) >= accounts.size())
       return Status::InvalidArgument(where + "unknown account index");
     if (j.user != kNoUser && (j.user < 0 || size_t(j.user) >= users.size()))
