@@ -246,11 +246,12 @@ uint32_t FairShareOrder::Priority(const PendingJob& job, PriorityFactors* factor
     factors->user_priority = job.user_priority;
     factors->allocated = job.allocated;
   }
-  return (job.allocated ? uint32_t{1} << 31 : 0) | (rank_field << user_bits) | user_field;
+  uint32_t priority = (job.allocated ? uint32_t{1} << 31 : 0) | (rank_field << user_bits) | user_field;
+  return std::min(priority, kGrantedPriority - 1);
 }
 
 bool DecodePriority(uint32_t priority, uint32_t ranked_count, PriorityFactors* out) {
-  if (priority == 0) return false;
+  if (priority == 0 || priority == kGrantedPriority) return false;
   const int rank_bits = FairShareOrder::RankBitsFor(ranked_count);
   const int user_bits = 31 - rank_bits;
   const uint32_t rank_field = (priority >> user_bits) & ((uint32_t{1} << rank_bits) - 1);

@@ -65,6 +65,12 @@
 // encodes lower). Steps 4-5 are not encoded: Slurm breaks equal priorities
 // itself (by submit time, then job id, in practice the same).
 // Hence: JobBefore(a, b) implies Priority(a) >= Priority(b).
+// The top value, kGrantedPriority (all 32 bits), is never made by Priority()
+// (the top-ranked node's two highest user priorities tie one below it): it
+// marks a job the time-slicing pass granted a preemption (timeslice_plan.h),
+// which preempt/timeslice sets so that Slurm's scheduler, run when the
+// victims end, tries that job first and starts it on the GPUs freed for it.
+// priority/budget's next pass gives it back its own priority.
 // R depends only on the number of ranked nodes (RankBitsFor), so whoever
 // knows that number (the report snapshot's ranked nodes) can read a
 // priority back into its factors (DecodePriority), as `sbudget explain`
@@ -86,6 +92,9 @@
 #include "libbudget/tree.h"
 
 namespace budget {
+
+// The priority of a job granted a preemption (see above).
+constexpr uint32_t kGrantedPriority = 0xFFFFFFFFu;
 
 struct PendingJob {
   uint32_t job_id = 0;
@@ -116,8 +125,8 @@ struct PriorityFactors {
 // rank (kNoRank when the rank field is 0), fairshare, and user_priority as
 // encoded (clamped at 2^U - 2; 0 without a rank). Returns false, with *out
 // unspecified, for a value Priority() cannot have made with that many ranked
-// nodes (0, a rank >= ranked_count, a user field of 0, or no rank with a
-// user field other than 1): e.g. a priority an administrator set with
+// nodes (0, kGrantedPriority, a rank >= ranked_count, a user field of 0, or
+// no rank with a user field other than 1): e.g. a priority an administrator set with
 // `scontrol update priority=`, or one made by an older order of a tree of
 // another size. REQUIRES: out != nullptr.
 bool DecodePriority(uint32_t priority, uint32_t ranked_count, PriorityFactors* out);

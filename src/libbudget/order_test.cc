@@ -439,9 +439,24 @@ void CheckDecodeRoundTrip(const FairShareOrder& order, const std::vector<Pending
     assert_int_equal(read.allocated, made.allocated);
     assert_int_equal(read.rank, made.rank);
     assert_float_equal(read.fairshare, made.fairshare, 0);
-    const uint32_t user = made.rank == FairShareOrder::kNoRank ? 0 : std::min(made.user_priority, max_user);
+    uint32_t user = made.rank == FairShareOrder::kNoRank ? 0 : std::min(made.user_priority, max_user);
+    // The all-ones value is kGrantedPriority: the top-ranked allocated
+    // node's highest user priority encodes one below it.
+    if (made.allocated && made.rank == 0 && user == max_user) user = max_user - 1;
     assert_int_equal(read.user_priority, user);
+    assert_true(priority != budget::kGrantedPriority);
   }
+}
+
+void TestGrantedPriorityIsNeverMade(void**) {
+  // The top-ranked allocated job with the largest user priority would
+  // encode all ones; it encodes one below, and all ones decodes as nothing.
+  AllocationTree tree = Parse(kExample);
+  FairShareOrder order = Compute(tree, kUsage, kAllDemand);
+  PendingJob top{1, order.ranked_nodes()[0], true, UINT32_MAX, 0};
+  assert_int_equal(order.Priority(top), budget::kGrantedPriority - 1);
+  PriorityFactors f;
+  assert_false(budget::DecodePriority(budget::kGrantedPriority, order.ranked_count(), &f));
 }
 
 void TestDecodePriorityRoundTrips(void**) {
@@ -570,6 +585,7 @@ int main() {
       cmocka_unit_test(TestPriorityEncoding),
       cmocka_unit_test(TestPriorityPreservesJobOrder),
       cmocka_unit_test(TestPriorityBeyond32768Ranks),
+      cmocka_unit_test(TestGrantedPriorityIsNeverMade),
       cmocka_unit_test(TestDecodePriorityRoundTrips),
       cmocka_unit_test(TestDecodePriorityRefusesWhatPriorityCannotMake),
       cmocka_unit_test(TestBadInputsAreRefusedAndKeepThePreviousOrder),

@@ -24,8 +24,29 @@ std::map<int64_t, uint64_t> FreeGpusByGroup(const std::vector<NodeState>& nodes)
 }
 
 void ChooseOneNode(const std::vector<NodeState>& nodes, uint32_t gpus, NodeChoice* choice) {
-  std::map<int64_t, uint64_t> group_free = FreeGpusByGroup(nodes);
+  // Without topology groups the group tie break compares each node's own
+  // free GPUs, which the first key already did: (free, index) decides, in
+  // one pass without the group sums.
+  bool grouped = false;
   const NodeState* best = nullptr;
+  for (const NodeState& n : nodes) {
+    grouped = grouped || n.group != kNoGroup;
+    if (!n.usable || n.free_gpus < gpus) continue;
+    if (best == nullptr || n.free_gpus < best->free_gpus ||
+        (n.free_gpus == best->free_gpus && n.index < best->index))
+      best = &n;
+  }
+  if (!grouped || best == nullptr) {
+    if (best == nullptr) {
+      choice->why_not = "no usable node has " + std::to_string(gpus) + " free GPUs";
+      return;
+    }
+    choice->feasible = true;
+    choice->nodes.push_back(best->index);
+    return;
+  }
+  std::map<int64_t, uint64_t> group_free = FreeGpusByGroup(nodes);
+  best = nullptr;
   std::tuple<uint32_t, uint64_t, int32_t> best_key;
   for (const NodeState& n : nodes) {
     if (!n.usable || n.free_gpus < gpus) continue;
@@ -104,8 +125,14 @@ void ChooseWholeNodes(const std::vector<NodeState>& nodes, const GpuRequest& req
 }  // namespace
 
 Status ValidateNodes(const std::vector<NodeState>& nodes) {
+  // Indices are usually Slurm's 0..n-1: a bitmap finds a repeat in O(n);
+  // anything sparser is sorted.
   std::vector<int32_t> indices;
-  indices.reserve(nodes.size());
+  int32_t max_index = 0;
+  for (const NodeState& n : nodes) max_index = std::max(max_index, n.index);
+  bool dense = size_t(max_index) < 4 * nodes.size() + 64;
+  std::vector<bool> seen(dense ? size_t(max_index) + 1 : 0, false);
+  if (!dense) indices.reserve(nodes.size());
   for (const NodeState& n : nodes) {
     if (n.index < 0) {
       return Status::InvalidArgument("node " + std::to_string(n.index) + ": negative index");
@@ -115,7 +142,12 @@ Status ValidateNodes(const std::vector<NodeState>& nodes) {
                                      std::to_string(n.free_gpus) + " > total_gpus " +
                                      std::to_string(n.total_gpus));
     }
-    indices.push_back(n.index);
+    if (dense) {
+      if (seen[n.index]) return Status::InvalidArgument("node " + std::to_string(n.index) + ": index given twice");
+      seen[n.index] = true;
+    } else {
+      indices.push_back(n.index);
+    }
   }
   std::sort(indices.begin(), indices.end());
   auto dup = std::adjacent_find(indices.begin(), indices.end());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <unordered_set>
 
 #include "libbudget/commitments.h"
@@ -84,6 +85,21 @@ struct PreemptableGpus {
     return n;
   }
 };
+
+// Free GPUs plus those of the running jobs the pairwise rule lets `shape`
+// preempt cover it (a necessary condition of a choice, in O(running)).
+bool EnoughAllowed(const JobShape& shape, const std::vector<RunningJob>& candidates,
+                   const std::vector<Standing>& standings, const ClusterScale& scale, uint64_t free_total,
+                   TimePoint now) {
+  uint64_t available = free_total;
+  const Standing& mine = StandingOf(standings, shape.allocation);
+  for (const RunningJob& r : candidates) {
+    if (available >= shape.total_gpus()) return true;
+    if (!r.IsProtectedAt(now) && MayPreempt(shape, mine, r, StandingOf(standings, r.allocation), scale, now))
+      available += r.total_gpus();
+  }
+  return available >= shape.total_gpus();
+}
 
 void Take(std::vector<NodeState>* nodes, const std::vector<int32_t>& targets, uint32_t gpus) {
   for (NodeState& n : *nodes) {
@@ -218,12 +234,20 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
   for (const NodeState& n : nodes)
     if (n.usable) free_total += n.free_gpus;
 
+  // Shapes whose choice found nothing since the cluster last changed.
+  std::vector<std::tuple<int32_t, uint32_t, uint32_t, Seconds>> failed;
   for (const WaitingJob& w : in.waiting) {
     const JobShape& shape = w.shape;
     if (!shape.allocated() || shape.total_gpus() == 0 || shape.allocation == kNoAllocation) continue;
     if (plan->jobs_tried >= kMaxJobsTried) break;
     ++plan->jobs_tried;
     if (free_total + preemptable.For(shape.allocation, standings) < shape.total_gpus()) continue;
+    auto key = std::make_tuple(shape.allocation, shape.node_count, shape.gpus_per_node, shape.min_runtime);
+    if (std::find(failed.begin(), failed.end(), key) != failed.end()) continue;
+    if (!EnoughAllowed(shape, candidates, standings, in.scale, free_total, now)) {
+      failed.push_back(key);
+      continue;
+    }
     // Held nodes are no targets for a job that may not use them.
     std::vector<NodeState> targets = nodes;
     if (in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now)) {
@@ -236,10 +260,14 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
       plan->log.push_back("no preemption for job " + std::to_string(shape.job_id) + ": " + st.message());
       continue;
     }
-    if (!choice.feasible) continue;
+    if (!choice.feasible) {
+      failed.push_back(key);
+      continue;
+    }
     if (!choice.victims.empty()) {
+      failed.clear();
       ++plan->jobs_served;
-      plan->log.push_back(DescribePlan(shape, choice));
+      if (in.explain) plan->log.push_back(DescribePlan(shape, choice));
       for (const Victim& v : choice.victims) {
         auto job = std::find_if(candidates.begin(), candidates.end(),
                                 [&](const RunningJob& r) { return r.job_id == v.job_id; });
@@ -251,8 +279,8 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
         p.action = v.action;
         p.preemptor = shape.job_id;
         p.rule = v.rule;
-        p.comment = FormatPreemptionNote(shape.job_id, now, rule);
-        p.log = "job " + std::to_string(shape.job_id) + " (" + PathOf(in, shape.allocation) + ", usage ratio " +
+        if (in.explain) p.comment = FormatPreemptionNote(shape.job_id, now, rule);
+        if (in.explain) p.log = "job " + std::to_string(shape.job_id) + " (" + PathOf(in, shape.allocation) + ", usage ratio " +
                 Ratio(StandingOf(in.standings, shape.allocation).usage_ratio) + ", projected " +
                 Ratio(v.preemptor_projected_ratio) + ") preempts job " + std::to_string(v.job_id) + " (" +
                 (job->allocated() ? PathOf(in, v.allocation) : std::string("unallocated")) + ", usage ratio " +

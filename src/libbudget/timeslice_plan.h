@@ -37,10 +37,14 @@
 // a grant, and a grant is never dated after the pass that made it.
 //
 // Bound: a pass tries at most kMaxJobsTried waiting jobs (Slurm's
-// default_queue_depth) and calls ChoosePreemption at most once per job,
-// after a necessary condition checked in O(1) (free GPUs plus those of
+// default_queue_depth) and calls ChoosePreemption at most once per job and
+// once per shape (allocation, nodes, GPUs per node, min-runtime: all the
+// choice depends on) until a preemption changes the cluster, and only
+// after two necessary conditions: in O(1), free GPUs plus those of
 // unprotected running jobs that are unallocated or rank behind the job
-// cover it): O(running log running + tried x running) per pass.
+// cover it; in O(running), so do free GPUs plus those of the running jobs
+// the pairwise rule lets it preempt. O(running log running + tried x
+// running) per pass.
 //
 // Thread safety: one planner per thread of passes; Plan() updates the drain
 // and grant memory.
@@ -92,6 +96,9 @@ struct TimesliceInputs {
   ClusterScale scale;
   // The hero hold in force (inactive if none).
   HeroPlan hold;
+  // Whether to write each preemption's comment and log line (the
+  // simulator's fast runs need neither).
+  bool explain = true;
 };
 
 struct PlannedPreemption {

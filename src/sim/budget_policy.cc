@@ -37,7 +37,7 @@ bool BudgetPolicy::Admit(uint32_t job, Seconds* min_runtime, std::string* why) {
     return true;
   }
   JobContract contract;
-  Status st = ValidateContract(FormatDuration(*min_runtime).c_str(), t.resumable, -1,
+  Status st = ValidateContract(FormatDuration(*min_runtime).c_str(), t.resumable, t.time_limit,
                                *ctx_.config, &contract);
   if (!st.ok()) {
     *why = st.message();
@@ -54,16 +54,22 @@ size_t BudgetPolicy::LaneOf(uint32_t job) const {
   return (IsAllocatedWork(j.min_runtime) ? 0 : n + 1) + node;
 }
 
+PendingQueue::Key BudgetPolicy::KeyOf(uint32_t job) const {
+  // Jobs without a tree node have no rank: Slurm sees one priority for
+  // them all (order.h), so they queue by submit time and id only.
+  const SimJob& j = (*ctx_.jobs)[job];
+  uint32_t user_priority = j.node == kNoNode ? 0 : ctx_.workload->jobs[job].priority;
+  return PendingQueue::KeyOf(job, user_priority, j.queue_submit);
+}
+
 void BudgetPolicy::Enqueue(uint32_t job, TimePoint) {
-  const TraceJob& t = ctx_.workload->jobs[job];
-  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, t.priority, t.submit));
+  queue_.Add(LaneOf(job), KeyOf(job));
   NodeId node = (*ctx_.jobs)[job].node;
   if (node != kNoNode) ++node_jobs_[node];
 }
 
 void BudgetPolicy::Dequeue(uint32_t job) {
-  const TraceJob& t = ctx_.workload->jobs[job];
-  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, t.priority, t.submit));
+  queue_.Remove(LaneOf(job), KeyOf(job));
   NodeId node = (*ctx_.jobs)[job].node;
   if (node != kNoNode) --node_jobs_[node];
 }

@@ -43,7 +43,7 @@ class BudgetPolicy : public Policy {
   void Recompute(TimePoint now) override;
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
-  bool preempts() const override { return true; }
+  Preemption preemption() const override { return Preemption::kTimeslice; }
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
   const std::vector<Standing>& standings() const override { return order_.standings(); }
@@ -57,6 +57,7 @@ class BudgetPolicy : public Policy {
 
  private:
   size_t LaneOf(uint32_t job) const;
+  PendingQueue::Key KeyOf(uint32_t job) const;
   void Flush(NodeId node, TimePoint now);
 
   std::unique_ptr<Ledger> ledger_;

@@ -1,7 +1,8 @@
-// The budget policy makes the plugins' decisions: its queue order is the
-// core's job order, and every decision of a run, replayed against the core's
-// decision functions fed the way the plugins feed them (per-job ledger
-// charges, the whole node list, the whole running list), comes out the same.
+// The budget policy orders the queue as the plugins do: its lane order is
+// the core's job order (and so Slurm's queue order under priority/budget).
+// A run's preemptions are the time-slicing pass's (libbudget/
+// timeslice_plan.h, which the engine calls), so they keep the contract
+// rules: checked here on every preemption of a two-day run.
 #include "libbudget/test_support.h"
 
 #include <algorithm>
@@ -89,6 +90,7 @@ void test_queue_order_is_the_core_job_order(void**) {
       policy.OnStart(i, 0);
       policy.OnStop(i, 100 + 50 * i);
     }
+    jobs[i].queue_submit = t.submit;
     policy.Enqueue(i, t.submit);
     pending.push_back(PendingJob{t.id, jobs[i].node, t.min_runtime > 0, t.priority, t.submit});
   }
@@ -102,154 +104,49 @@ void test_queue_order_is_the_core_job_order(void**) {
   for (size_t i = 0; i < pending.size(); ++i) assert_int_equal(visited[i], pending[i].job_id);
 }
 
-// Replays a run's decisions against the core, fed as the plugins feed it.
-class CoreReplay {
- public:
-  CoreReplay(const Workload& w, const AllocationTree& tree, uint32_t nodes)
-      : w_(w), tree_(tree), ledger_(Ledger::Options()) {
-    for (uint32_t i = 0; i < nodes; ++i) {
-      NodeState n;
-      n.index = int32_t(i);
-      nodes_.push_back(n);
-    }
-  }
-
-  // Returns the number of decisions checked; fails the test on the first
-  // disagreement.
-  size_t Check(const std::vector<Decision>& log) {
-    size_t checked = 0;
-    for (size_t i = 0; i < log.size(); ++i) {
-      const Decision& d = log[i];
-      if (d.kind == Decision::Kind::kRecompute) {
-        Recompute(d.time);
-      } else if (d.kind == Decision::Kind::kFinish) {
-        Stop(d.job_id, d.time, true);
-      } else if (d.kind == Decision::Kind::kPreempt) {
-        // The victims of one choice are logged together, then the start.
-        std::set<uint32_t> victims;
-        size_t k = i;
-        for (; log[k].kind == Decision::Kind::kPreempt; ++k) victims.insert(log[k].job_id);
-        const Decision& start = log[k];
-        assert_int_equal(start.kind, Decision::Kind::kStart);
-        assert_int_equal(start.job_id, d.by_job_id);
-        PreemptionPlan plan;
-        std::vector<RunningJob> running;
-        for (const auto& [id, r] : running_) running.push_back(r);
-        // The core's commitments (libbudget/commitments.h), as
-        // sched/timeslice adds them: the protected runs under way raise
-        // their allocation's window usage; no grant is ever outstanding.
-        std::vector<Standing> standings = order_.standings();
-        budget::AddCommitments(running, {}, d.time, &standings);
-        Status st = ChoosePreemption(Shape(start.job_id), running, nodes_, standings,
-                                     ClusterScale{nodes_.size() * 8, ledger_.options().window},
-                                     d.time, &plan);
-        assert_true(st.ok());
-        assert_true(plan.feasible);
-        std::set<uint32_t> core_victims;
-        for (const Victim& v : plan.victims) core_victims.insert(v.job_id);
-        assert_true(core_victims == victims);
-        for (uint32_t v : victims) Stop(v, d.time, false);
-        assert_true(plan.target_nodes == start.nodes);
-        Start(start);
-        checked += 1 + victims.size();
-        i = k;
-      } else {
-        NodeChoice choice;
-        JobShape shape = Shape(d.job_id);
-        assert_true(ChooseNodes(nodes_, GpuRequest{shape.node_count, shape.gpus_per_node}, &choice).ok());
-        assert_true(choice.feasible);
-        assert_true(choice.nodes == d.nodes);
-        Start(d);
-        ++checked;
-      }
-    }
-    return checked;
-  }
-
- private:
-  const TraceJob& Job(uint32_t id) const { return w_.jobs[id - 1]; }
-  NodeId NodeOf(uint32_t id) const {
-    const TraceJob& t = Job(id);
-    return tree_.NodeFor(w_.accounts[t.account], w_.UserName(t.user));
-  }
-  JobShape Shape(uint32_t id) const {
-    sim::Shape s = ShapeFor(Job(id).gpus, 8);
-    JobShape j;
-    j.job_id = id;
-    j.allocation = NodeOf(id);
-    j.min_runtime = Job(id).min_runtime;
-    j.node_count = s.node_count;
-    j.gpus_per_node = s.gpus_per_node;
-    return j;
-  }
-
-  void Recompute(TimePoint now) {
-    std::vector<double> usage(tree_.size(), 0), demand(tree_.size(), 0);
-    for (const auto& [id, r] : running_) {
-      if (r.allocated())
-        ledger_.ChargeRunningJob(id, tree_.node(r.allocation).path, Ledger::Series::kAllocated,
-                                 r.start, now, double(r.total_gpus()));
-      demand[r.allocation] += 1;
-    }
-    for (const TraceJob& t : w_.jobs)
-      if (t.submit <= now && !running_.count(t.id) && !done_.count(t.id)) demand[NodeOf(t.id)] += 1;
-    for (size_t i = 0; i < tree_.size(); ++i)
-      usage[i] = ledger_.WindowUsage(tree_.node(NodeId(i)).path, Ledger::Series::kAllocated, now);
-    assert_true(order_.Compute(tree_, usage, demand, double(nodes_.size() * 8),
-                               ledger_.options().window).ok());
-  }
-
-  void Start(const Decision& d) {
-    JobShape s = Shape(d.job_id);
-    RunningJob r;
-    r.job_id = d.job_id;
-    r.allocation = s.allocation;
-    r.start = d.time;
-    r.min_runtime = s.min_runtime;
-    r.resumable = Job(d.job_id).resumable;
-    r.user_priority = Job(d.job_id).priority;
-    for (int32_t n : d.nodes) {
-      r.nodes.push_back(NodeGpus{n, s.gpus_per_node});
-      nodes_[n].free_gpus -= s.gpus_per_node;
-    }
-    running_[d.job_id] = r;
-  }
-
-  void Stop(uint32_t id, TimePoint now, bool finished) {
-    const RunningJob& r = running_.at(id);
-    if (r.allocated())
-      ledger_.ChargeRunningJob(id, tree_.node(r.allocation).path, Ledger::Series::kAllocated,
-                               r.start, now, double(r.total_gpus()));
-    ledger_.ForgetJob(id);
-    for (const NodeGpus& n : r.nodes) nodes_[n.node].free_gpus += n.gpus;
-    running_.erase(id);
-    if (finished) done_.insert(id);
-  }
-
-  const Workload& w_;
-  const AllocationTree& tree_;
-  Ledger ledger_;
-  FairShareOrder order_;
-  std::vector<NodeState> nodes_;
-  std::map<uint32_t, RunningJob> running_;
-  std::set<uint32_t> done_;
-};
-
-void test_run_decisions_are_the_core_decisions(void**) {
+void test_every_preemption_keeps_the_contract(void**) {
   // Two days of four teams on 4 nodes (32 GPUs): debug streams, training,
   // free work; demand well above capacity, so there are preemptions.
   Workload w = Scenario(2, 5);
   AllocationTree tree = MakeTree(kTree);
   RunOutput out = Run("budget", w, tree, 4, 2 * 86400);
   assert_true(out.result.preemptions > 10);
-  CoreReplay replay(w, tree, 4);
-  size_t checked = replay.Check(out.decisions);
-  // Every start and every preemption was checked.
-  size_t decisions = 0;
-  for (const Decision& d : out.decisions)
-    decisions += d.kind == Decision::Kind::kStart || d.kind == Decision::Kind::kPreempt;
-  assert_int_equal(checked, decisions);
-  assert_true(checked > 100);
+  // The runs by job: when each started, and its contract.
+  std::map<uint32_t, TimePoint> started;  // trace id -> current run's start
+  size_t checked = 0;
+  for (const Decision& d : out.decisions) {
+    if (d.kind == Decision::Kind::kStart) started[d.job_id] = d.time;
+    if (d.kind != Decision::Kind::kPreempt) continue;
+    const TraceJob& victim = w.jobs[d.job_id - 1];
+    // Never inside its protection.
+    assert_true(d.time >= started.at(d.job_id) + victim.min_runtime);
+    if (d.by_job_id == 0) continue;  // a drain (none here)
+    const TraceJob& by = w.jobs[d.by_job_id - 1];
+    // Only allocated work preempts, and allocated work only of another
+    // allocation (the same one only for free work).
+    assert_true(by.min_runtime > 0);
+    auto node_of = [&](const TraceJob& t) { return tree.NodeFor(w.accounts[t.account], w.UserName(t.user)); };
+    if (victim.min_runtime > 0) assert_true(node_of(by) != node_of(victim));
+    ++checked;
+  }
+  assert_int_equal(checked, out.result.preemptions);
+  // Every preemptor started within one pass of its grant: the victims'
+  // GPUs went to it, not to a job Slurm tries first (the pass serves the
+  // jobs in Slurm's own order). At most a few do not (a higher-priority
+  // job that fits once the victims leave takes them first).
+  size_t served = 0, grants = 0;
+  std::set<std::pair<uint32_t, TimePoint>> seen;
+  for (const Decision& d : out.decisions) {
+    if (d.kind != Decision::Kind::kPreempt || d.by_job_id == 0 || !seen.insert({d.by_job_id, d.time}).second) continue;
+    ++grants;
+    for (const Decision& e : out.decisions)
+      if (e.kind == Decision::Kind::kStart && e.job_id == d.by_job_id && e.time >= d.time && e.time <= d.time + 30) {
+        ++served;
+        break;
+      }
+  }
+  std::printf("     %zu grants, %zu started within one pass\n", grants, served);
+  assert_true(served * 10 >= grants * 9);
 }
 
 }  // namespace
@@ -257,7 +154,7 @@ void test_run_decisions_are_the_core_decisions(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_queue_order_is_the_core_job_order),
-      cmocka_unit_test(test_run_decisions_are_the_core_decisions),
+      cmocka_unit_test(test_every_preemption_keeps_the_contract),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

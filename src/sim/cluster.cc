@@ -46,7 +46,7 @@ bool Cluster::Fits(const Shape& shape) const {
 bool Cluster::FirstFit(const Shape& shape, std::vector<int32_t>* chosen) const {
   uint32_t need = shape.node_count > 1 ? gpus_per_node_ : shape.gpus_per_node;
   for (const NodeState& n : nodes_) {
-    if (n.free_gpus < need) continue;
+    if (!n.usable || n.free_gpus < need) continue;
     chosen->push_back(n.index);
     if (chosen->size() == shape.node_count) return true;
   }
@@ -60,7 +60,7 @@ bool Cluster::Place(const Shape& shape, Allocation* out) {
   if (packing_) {
     scratch_.clear();
     for (const NodeState& n : nodes_)
-      if (n.free_gpus > 0) scratch_.push_back(n);
+      if (n.usable && n.free_gpus > 0) scratch_.push_back(n);
     NodeChoice choice;
     Status st = ChooseNodes(scratch_, GpuRequest{shape.node_count, shape.gpus_per_node}, &choice);
     if (!st.ok() || !choice.feasible) return false;
@@ -75,7 +75,7 @@ bool Cluster::PlaceOn(const Shape& shape, const std::vector<int32_t>& nodes, All
   *out = Allocation();
   if (nodes.size() != shape.node_count) return false;
   for (int32_t i : nodes) {
-    if (i < 0 || size_t(i) >= nodes_.size() || nodes_[i].free_gpus < shape.gpus_per_node)
+    if (i < 0 || size_t(i) >= nodes_.size() || !nodes_[i].usable || nodes_[i].free_gpus < shape.gpus_per_node)
       return false;
   }
   for (int32_t i : nodes) Take(i, shape.gpus_per_node, out);
@@ -91,9 +91,9 @@ void Cluster::Take(int32_t node, uint32_t gpus, Allocation* out) {
     if (!(used & bit)) mask |= bit;
   }
   used_slots_[node] = used | mask;
-  --nodes_with_free_[n.free_gpus];
+  if (n.usable) --nodes_with_free_[n.free_gpus];
   n.free_gpus -= gpus;
-  ++nodes_with_free_[n.free_gpus];
+  if (n.usable) ++nodes_with_free_[n.free_gpus];
   free_gpus_ -= gpus;
   out->nodes.push_back(NodeGpus{node, gpus});
   out->slots.push_back(mask);
@@ -103,11 +103,19 @@ void Cluster::Release(const Allocation& a) {
   for (size_t k = 0; k < a.nodes.size(); ++k) {
     NodeState& n = nodes_[a.nodes[k].node];
     used_slots_[n.index] &= ~a.slots[k];
-    --nodes_with_free_[n.free_gpus];
+    if (n.usable) --nodes_with_free_[n.free_gpus];
     n.free_gpus += a.nodes[k].gpus;
-    ++nodes_with_free_[n.free_gpus];
+    if (n.usable) ++nodes_with_free_[n.free_gpus];
     free_gpus_ += a.nodes[k].gpus;
   }
+}
+
+void Cluster::SetUsable(int32_t node, bool usable) {
+  NodeState& n = nodes_[node];
+  if (n.usable == usable) return;
+  if (n.usable) --nodes_with_free_[n.free_gpus];
+  n.usable = usable;
+  if (n.usable) ++nodes_with_free_[n.free_gpus];
 }
 
 double Cluster::Fragmentation() const {

@@ -16,8 +16,8 @@
 // that a policy can skip jobs that cannot start without calling the core.
 //
 // Invariants: 0 <= free <= total per node; the histogram counts each usable
-// node once under its free count; the slot masks hold exactly total - free
-// set bits.
+// node once under its free count (a drained node not at all); the slot masks
+// hold exactly total - free set bits.
 //
 // Thread safety: none; one Cluster per simulation run.
 #ifndef SLURM_BUDGET_SIM_CLUSTER_H_
@@ -73,6 +73,9 @@ class Cluster {
   // False (nothing taken) if they do not have room.
   bool PlaceOn(const Shape& shape, const std::vector<int32_t>& nodes, Allocation* out);
   void Release(const Allocation& allocation);
+  // Takes node `node` out of service (DRAIN: no new job lands on it; its
+  // jobs keep their GPUs until they end) or returns it.
+  void SetUsable(int32_t node, bool usable);
 
   // The core's fragmentation figure for the current state.
   double Fragmentation() const;

@@ -5,7 +5,10 @@
 #include <limits>
 #include <tuple>
 
+#include "libbudget/hero_plan.h"
 #include "libbudget/preempt.h"
+#include "libbudget/slurm_model.h"
+#include "libbudget/timeslice_plan.h"
 
 namespace budget {
 namespace sim {
@@ -15,10 +18,10 @@ namespace {
 constexpr TimePoint kNever = std::numeric_limits<TimePoint>::max();
 
 struct Event {
-  enum Kind : uint8_t { kFinish = 0, kProtectionEnd = 1 };
+  enum Kind : uint8_t { kEnd = 0, kDrain = 1, kResume = 2 };
   TimePoint time;
-  uint32_t job;
-  uint32_t serial;
+  uint32_t job;     // kEnd: the job; kDrain/kResume: the node
+  uint32_t serial;  // kEnd: the run it ends (stale if the job restarted)
   Kind kind;
   bool operator>(const Event& o) const {
     return std::tie(time, kind, job) > std::tie(o.time, o.kind, o.job);
@@ -26,6 +29,38 @@ struct Event {
 };
 
 uint64_t GpusOf(const SimJob& j) { return uint64_t{j.shape.node_count} * j.shape.gpus_per_node; }
+
+// A periodic activity that keeps its phase: due at origin + k x period.
+struct Tick {
+  TimePoint origin = 0;
+  Seconds period = 1;
+  TimePoint next = 0;
+  // The first due time >= now (used when the loop wakes from idleness).
+  TimePoint From(TimePoint now) const {
+    if (now <= origin) return origin;
+    return origin + (now - origin + period - 1) / period * period;
+  }
+};
+
+class Engine;
+
+// Slurm's queue over the policy's lanes: eligible jobs in priority order.
+// First the jobs granted a preemption (they hold the top priority,
+// kGrantedPriority, until the next recompute; Slurm ties them by submit
+// time, then id), then the lanes.
+class LaneQueue : public SlurmQueue {
+ public:
+  LaneQueue(const Engine& engine, TimePoint now);
+  bool Next(SlurmJob* job) override;
+
+ private:
+  const Engine& e_;
+  TimePoint now_;
+  size_t boosted_ = 0;
+  size_t lane_ = 0;
+  PendingQueue::Lane::const_iterator it_, end_;
+  bool started_ = false;
+};
 
 class Engine {
  public:
@@ -37,16 +72,34 @@ class Engine {
   Status Run();
 
  private:
+  friend class LaneQueue;
+  bool suite() const { return policy_->preemption() == Policy::Preemption::kTimeslice; }
+  bool Eligible(uint32_t job, TimePoint now) const { return jobs_[job].eligible_at <= now; }
+  bool IsBoosted(uint32_t job) const {
+    return !boosted_.empty() && std::find(boosted_.begin(), boosted_.end(), job) != boosted_.end();
+  }
+  void Boost(uint32_t job);
+  SlurmJob AsSlurmJob(uint32_t job) const;
+  // Whether periodic passes are due at all: jobs wait, or (the suite) a
+  // draining node still runs jobs.
+  bool Active() const;
+
   void Arrive(uint32_t job, TimePoint now);
-  void Pass(TimePoint now, bool may_preempt);
-  bool TryPreempt(uint32_t job, TimePoint now);
-  void CountPreemptable(TimePoint now);
+  void Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at);
+  void RefreshHold(TimePoint now);
+  void MainPass(TimePoint now, uint32_t depth);
+  void BackfillPass(TimePoint now);
+  void TimeslicePass(TimePoint now);
+  bool SchedulerPreempts(uint32_t job, TimePoint now);
+  void StartAll(const SlurmPass& pass, TimePoint now);
   void Start(uint32_t job, TimePoint now, const Allocation& allocation);
-  // Ends the current run; `preempted_by` != 0 for a preemption.
-  void Stop(uint32_t job, TimePoint now, uint32_t preempted_by);
-  void Reserve(const SimJob& blocked, TimePoint now, TimePoint* shadow, int64_t* extra);
+  void Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by);
+  void SetDrain(int32_t node, bool draining, TimePoint now);
   void Advance(TimePoint now);
   void Recompute(TimePoint now);
+  void MarkDirty() { backfill_dirty_ = main_dirty_ = true; }
+  void RecordDecision(Decision::Kind kind, TimePoint now, uint32_t job, uint32_t by,
+                      const Allocation* where);
 
   const Workload& w_;
   const AllocationTree& tree_;
@@ -57,25 +110,93 @@ class Engine {
   Cluster cluster_;
   std::unique_ptr<RunMetrics> metrics_;
   std::vector<SimJob> jobs_;
-  std::vector<RunningJob> running_;       // the core's records
-  std::vector<uint32_t> running_jobs_;    // parallel: job index
-  std::vector<size_t> open_segment_;      // per job, timeline index
+  std::vector<RunningJob> running_;     // the core's records, nodes filled
+  std::vector<uint32_t> running_jobs_;  // parallel: job index
+  std::vector<size_t> open_segment_;    // per job, timeline index
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t unallocated_busy_ = 0;
-  std::vector<Standing> preempt_standings_;    // with commitments, see CountPreemptable
-  std::vector<uint64_t> unprotected_by_rank_;  // suffix sums, see CountPreemptable
-  uint64_t unprotected_unallocated_ = 0;
-  uint64_t finished_ = 0, rejected_ = 0;
+  uint64_t finished_ = 0, rejected_ = 0, timeouts_ = 0;
   TimePoint end_ = 0;
+  // The suite's state between passes.
+  TimeslicePlanner planner_;
+  HeadOfLine head_;
+  HeroPlan hold_;
+  std::vector<uint8_t> draining_;  // per node
+  uint32_t draining_count_ = 0;
+  std::vector<std::string> node_names_, paths_;
+  // Whether Slurm's scheduler could start something it could not at its
+  // last pass: set by ends, arrivals, starts by the main scheduler, jobs
+  // becoming eligible again, a new queue order, a node back in service, a
+  // released hold. Nothing else can enable a start (time passing only
+  // brings reservations and holds closer), so a clean backfill or periodic
+  // main pass would decide nothing and is skipped.
+  bool backfill_dirty_ = true, main_dirty_ = true;
+  std::priority_queue<TimePoint, std::vector<TimePoint>, std::greater<TimePoint>> eligible_at_;
+  // Jobs granted a preemption since the last recompute, in Slurm's order
+  // among equal priorities (submit time, then id).
+  std::vector<uint32_t> boosted_;
 };
+
+LaneQueue::LaneQueue(const Engine& engine, TimePoint now) : e_(engine), now_(now) {}
+
+bool LaneQueue::Next(SlurmJob* job) {
+  while (boosted_ < e_.boosted_.size()) {
+    uint32_t index = e_.boosted_[boosted_++];
+    if (e_.jobs_[index].state != JobState::kPending || !e_.Eligible(index, now_)) continue;
+    *job = e_.AsSlurmJob(index);
+    return true;
+  }
+  const std::vector<uint32_t>& order = e_.policy_->lane_order();
+  const PendingQueue& queue = e_.policy_->queue();
+  for (;;) {
+    if (!started_ || it_ == end_) {
+      if (started_) ++lane_;
+      started_ = true;
+      while (lane_ < order.size() && queue.lane(order[lane_]).empty()) ++lane_;
+      if (lane_ >= order.size()) return false;
+      it_ = queue.lane(order[lane_]).begin();
+      end_ = queue.lane(order[lane_]).end();
+    }
+    uint32_t index = PendingQueue::JobOf(*it_++);
+    if (!e_.Eligible(index, now_) || e_.IsBoosted(index)) continue;
+    *job = e_.AsSlurmJob(index);
+    return true;
+  }
+}
+
+SlurmJob Engine::AsSlurmJob(uint32_t job) const {
+  const SimJob& j = jobs_[job];
+  SlurmJob s;
+  s.job_id = w_.jobs[job].id;  // = job + 1 (workload.h)
+  s.request = GpuRequest{j.shape.node_count, j.shape.gpus_per_node};
+  s.time_limit = opt_.exact_runtimes ? j.remaining : w_.jobs[job].time_limit;
+  s.min_runtime = j.min_runtime;
+  return s;
+}
+
+bool Engine::Active() const {
+  if (policy_->queue().size() > 0) return true;
+  if (!suite() || draining_count_ == 0) return false;
+  for (const RunningJob& r : running_)
+    for (const NodeGpus& n : r.nodes)
+      if (draining_[n.node]) return true;
+  return false;
+}
 
 Status Engine::Run() {
   if (opt_.nodes == 0 || opt_.gpus_per_node == 0 || opt_.gpus_per_node > Cluster::kMaxGpusPerNode)
     return Status::InvalidArgument("cluster: need >= 1 node and 1..64 GPUs per node");
   Status st = w_.Validate();
   if (!st.ok()) return st;
+  for (const NodeDrain& d : opt_.drains) {
+    if (d.node < 0 || uint32_t(d.node) >= opt_.nodes)
+      return Status::InvalidArgument("drain: node index " + std::to_string(d.node) + " outside the cluster");
+  }
   jobs_.assign(w_.jobs.size(), SimJob());
   if (opt_.record_timeline) open_segment_.assign(w_.jobs.size(), 0);
+  draining_.assign(opt_.nodes, 0);
+  for (uint32_t i = 0; i < opt_.nodes; ++i) node_names_.push_back("n" + std::to_string(i + 1));
+  for (size_t i = 0; i < tree_.size(); ++i) paths_.push_back(tree_.node(NodeId(i)).path);
   SimContext ctx{&w_, &tree_, &config_, &opt_.policy, &jobs_, &cluster_};
   st = policy_->Init(ctx);
   if (!st.ok()) return st;
@@ -91,54 +212,99 @@ Status Engine::Run() {
     }
     TimePoint last = w_.jobs.empty() ? 0 : w_.jobs.back().submit;
     end_ = last + TimePoint(work / double(cluster_.capacity())) + 4 * longest + 1;
+    end_ += opt_.requeue_delay;
   }
   end_ = std::max(end_, start);
-  metrics_ = std::make_unique<RunMetrics>(w_, tree_, cluster_.capacity(), start, end_,
-                                          opt_.thresholds);
+  metrics_ = std::make_unique<RunMetrics>(w_, tree_, cluster_.capacity(), start, end_, opt_.thresholds);
+  for (const NodeDrain& d : opt_.drains) {
+    events_.push(Event{d.at, uint32_t(d.node), 0, Event::kDrain});
+    if (d.resume_at >= 0) events_.push(Event{d.resume_at, uint32_t(d.node), 0, Event::kResume});
+  }
+
+  const SchedulerParams& sp = opt_.scheduler;
+  Tick recompute{start, std::max<Seconds>(1, config_.recalc_interval)};
+  Tick slice{start, std::max<Seconds>(1, config_.timeslice_interval)};
+  Tick sched{start, std::max<Seconds>(1, sp.sched_interval)};
+  Tick backfill{start, std::max<Seconds>(1, sp.bf_interval)};
+  std::vector<Tick*> ticks = {&recompute, &sched};
+  if (!opt_.builtin_scheduler) ticks.push_back(&backfill);
+  if (suite()) ticks.push_back(&slice);
+  bool was_active = false;  // periodic passes are running
 
   auto wall_start = std::chrono::steady_clock::now();
   size_t next_arrival = 0;
-  TimePoint next_tick = start;
   TimePoint last_event = start;
   uint64_t steps = 0;
-  const Seconds recalc = std::max<Seconds>(1, config_.recalc_interval);
   for (;;) {
+    was_active = was_active && Active();
     TimePoint now = kNever;
     if (next_arrival < w_.jobs.size()) now = w_.jobs[next_arrival].submit;
     if (!events_.empty()) now = std::min(now, events_.top().time);
-    if (policy_->queue().size() > 0 && now != kNever) now = std::min(now, std::max(next_tick, last_event));
-    if (now == kNever) {
-      // Nothing will happen any more; a job that still waits can never start.
-      if (policy_->queue().size() > 0 && running_.empty()) {
-        Recompute(last_event);
-        Pass(last_event, true);
-        if (!running_.empty()) continue;
-      }
-      break;
-    }
-    if (now > end_) break;
+    if (was_active)
+      for (Tick* t : ticks) now = std::min(now, t->next);
+    if (now == kNever || now > end_) break;
     Advance(now);
     last_event = now;
-    bool may_preempt = false;
-    while (next_arrival < w_.jobs.size() && w_.jobs[next_arrival].submit == now)
+    bool schedule = false;  // a submission or an end: Slurm runs its scheduler
+    while (next_arrival < w_.jobs.size() && w_.jobs[next_arrival].submit == now) {
       Arrive(uint32_t(next_arrival++), now);
+      schedule = true;
+    }
     while (!events_.empty() && events_.top().time == now) {
       Event e = events_.top();
       events_.pop();
+      if (e.kind == Event::kDrain || e.kind == Event::kResume) {
+        SetDrain(int32_t(e.job), e.kind == Event::kDrain, now);
+        schedule = true;  // `scontrol update` runs the scheduler
+        continue;
+      }
       const SimJob& j = jobs_[e.job];
       if (j.state != JobState::kRunning || j.serial != e.serial) continue;  // stale
-      if (e.kind == Event::kFinish) {
-        Stop(e.job, now, 0);
-      } else {
-        may_preempt = true;
+      bool done = j.remaining <= w_.jobs[e.job].time_limit;
+      Stop(e.job, now, done ? RunEnd::kFinished : RunEnd::kTimeout, 0);
+      schedule = true;
+    }
+    if (!was_active && Active()) {  // waking from idleness: ticks keep their phase
+      for (Tick* t : ticks) t->next = t->From(now);
+      was_active = true;
+    }
+    while (!eligible_at_.empty() && eligible_at_.top() <= now) {
+      eligible_at_.pop();
+      MarkDirty();
+    }
+    bool periodic_main = false, backfill_due = false, slice_due = false;
+    if (was_active) {
+      if (now >= recompute.next) {
+        Recompute(now);
+        recompute.next = recompute.From(now + 1);
+      }
+      if (suite() && now >= slice.next) {
+        slice_due = true;
+        slice.next = slice.From(now + 1);
+      }
+      if (now >= sched.next) {
+        periodic_main = true;
+        sched.next = sched.From(now + 1);
+      }
+      if (!opt_.builtin_scheduler && now >= backfill.next) {
+        backfill_due = true;
+        backfill.next = backfill.From(now + 1);
       }
     }
-    if (policy_->queue().size() > 0 && now >= next_tick) {
-      Recompute(now);
-      may_preempt = true;
-      next_tick = now + recalc;
+    if (slice_due) {
+      size_t running_before = running_.size();
+      TimeslicePass(now);
+      schedule = schedule || running_.size() != running_before;
     }
-    Pass(now, may_preempt);
+    // A baseline that preempts in the scheduler may preempt once a
+    // protection ends, which no event marks: its periodic pass always runs.
+    bool stock_preempts = policy_->preemption() == Policy::Preemption::kScheduler;
+    if (schedule || (periodic_main && (main_dirty_ || stock_preempts)))
+      MainPass(now, periodic_main ? 0 : sp.default_queue_depth);
+    if (backfill_due) {
+      RefreshHold(now);  // select/topo refreshes its plan at each of backfill's tests
+      if (backfill_dirty_) BackfillPass(now);
+    }
     if (opt_.progress && (++steps & 4095) == 0)
       opt_.progress(double(now - start) / double(std::max<TimePoint>(1, end_ - start)));
   }
@@ -162,20 +328,20 @@ Status Engine::Run() {
   r.jobs = w_.jobs.size();
   r.finished = finished_;
   r.rejected = rejected_;
-  r.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  r.timeouts = timeouts_;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (opt_.progress) opt_.progress(1.0);
   return Status::Ok();
 }
 
 void Engine::Recompute(TimePoint now) {
+  std::vector<uint32_t> before = policy_->lane_order();
   policy_->Recompute(now);
-  if (opt_.record_decisions) {
-    Decision d;
-    d.kind = Decision::Kind::kRecompute;
-    d.time = now;
-    out_->decisions.push_back(d);
-  }
+  // priority/budget's pass gives granted jobs their own priority back.
+  if (!boosted_.empty()) MarkDirty();
+  boosted_.clear();
+  if (policy_->lane_order() != before) MarkDirty();
+  if (opt_.record_decisions) RecordDecision(Decision::Kind::kRecompute, now, 0, 0, nullptr);
 }
 
 void Engine::Advance(TimePoint now) {
@@ -191,168 +357,166 @@ void Engine::Arrive(uint32_t job, TimePoint now) {
   j.remaining = t.duration;
   j.min_runtime = t.min_runtime;
   std::string why;
-  if (j.shape.node_count > cluster_.nodes().size() ||
-      !policy_->Admit(job, &j.min_runtime, &why)) {
+  if (j.shape.node_count > cluster_.nodes().size() || !policy_->Admit(job, &j.min_runtime, &why)) {
     j.state = JobState::kRejected;
     ++rejected_;
     return;
   }
-  j.state = JobState::kPending;
-  policy_->Enqueue(job, now);
+  Enqueue(job, now, now);
   metrics_->ChangeDemand(t.account, now, double(GpusOf(j)));
 }
 
-void Engine::Pass(TimePoint now, bool may_preempt) {
+void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
+  SimJob& j = jobs_[job];
+  MarkDirty();
+  if (eligible_at > now) eligible_at_.push(eligible_at);
+  j.state = JobState::kPending;
+  j.queue_submit = now;
+  j.eligible_at = eligible_at;
+  policy_->Enqueue(job, now);
+}
+
+void Engine::RefreshHold(TimePoint now) {
+  if (!suite()) return;
+  // First in line: the first eligible job in Slurm's order (the highest
+  // priority, then submit time, then id), as select/topo finds it.
+  LaneQueue queue(*this, now);
+  SlurmJob first;
+  std::vector<QueueEntry> line;
+  if (queue.Next(&first)) line.push_back(QueueEntry{first.job_id, 1, jobs_[first.job_id - 1].queue_submit});
+  head_ = UpdateHeadOfLine(head_, line, now);
+  HeroPlan plan;
+  if (!line.empty()) {
+    HeroCandidate candidate{first.job_id, first.request, head_.since};
+    if (!PlanHero(cluster_.nodes(), running_, candidate, config_.hero_wait, now, &plan).ok()) plan = HeroPlan();
+  }
+  // A hold released, moved to other nodes or to a later start may free
+  // what it held.
+  if (hold_.active && (!plan.active || plan.nodes != hold_.nodes || plan.planned_start > hold_.planned_start))
+    MarkDirty();
+  hold_ = plan;
+}
+
+void Engine::StartAll(const SlurmPass& pass, TimePoint now) {
+  for (const SlurmStart& s : pass.starts) {
+    Allocation a;
+    if (cluster_.PlaceOn(jobs_[s.job_id - 1].shape, s.nodes, &a)) Start(s.job_id - 1, now, a);
+  }
+}
+
+void Engine::MainPass(TimePoint now, uint32_t depth) {
   if (policy_->queue().size() == 0) return;
-  const bool preempting = may_preempt && policy_->preempts();
-  bool blocked = false, reserved = false;
-  uint32_t blocked_job = 0;
-  TimePoint shadow = 0;
-  int64_t extra = 0;
-  uint32_t after_block = 0, attempts = 0;
-  bool counted = false;  // CountPreemptable is current
-  // Shapes whose preemption failed in this pass: (allocation, nodes, GPUs
-  // per node, min-runtime) is all the core's choice depends on for a job.
-  std::vector<std::tuple<int32_t, uint32_t, uint32_t, Seconds>> failed;
-  const PendingQueue& queue = policy_->queue();
-  for (uint32_t lane : policy_->lane_order()) {
-    const PendingQueue::Lane& jobs = queue.lane(lane);
-    for (auto it = jobs.begin(); it != jobs.end();) {
-      uint32_t job = PendingQueue::JobOf(*it);
-      ++it;  // the job may leave the lane below
-      bool can_preempt = preempting && attempts < opt_.max_preempt_attempts;
-      if (cluster_.free_gpus() == 0 && !can_preempt) return;
-      if (blocked && ++after_block > opt_.backfill_window) return;
-      SimJob& j = jobs_[job];
-      uint64_t gpus = GpusOf(j);
-      if (cluster_.Fits(j.shape)) {
-        if (blocked && !reserved) {
-          Reserve(jobs_[blocked_job], now, &shadow, &extra);
-          reserved = true;
-        }
-        bool ends_before = now + j.remaining <= shadow;
-        if (blocked && !ends_before && int64_t(gpus) > extra) continue;
-        Allocation a;
-        if (cluster_.Place(j.shape, &a)) {
-          if (blocked && !ends_before) extra -= int64_t(gpus);
-          Start(job, now, a);
-          continue;
-        }
-      } else if (can_preempt) {
-        JobShape shape = policy_->PendingShape(job);
-        auto key = std::make_tuple(shape.allocation, shape.node_count, shape.gpus_per_node,
-                                   shape.min_runtime);
-        if (std::find(failed.begin(), failed.end(), key) == failed.end()) {
-          if (!counted) {
-            CountPreemptable(now);
-            counted = true;
-          }
-          ++attempts;
-          if (TryPreempt(job, now)) {
-            failed.clear();
-            counted = false;
-            continue;
-          }
-          failed.push_back(key);
-        }
-      }
-      if (!blocked) {
-        blocked = true;
-        blocked_job = job;
-      }
+  RefreshHold(now);
+  main_dirty_ = false;
+  for (uint32_t attempt = 0;; ++attempt) {
+    LaneQueue queue(*this, now);
+    SlurmPass pass = RunMainScheduler(opt_.scheduler, depth, cluster_.nodes(), hold_, &queue, now);
+    StartAll(pass, now);
+    if (!pass.starts.empty()) backfill_dirty_ = true;  // a job that left the queue may have been in its way
+    // Stock preemption: the job the pass stopped at may preempt. Its
+    // victims leave and it starts at once, and the pass is run again, up to
+    // max_preempt_attempts times (Slurm would start it at its next pass,
+    // once the victims are gone).
+    if (pass.blocked_by == 0 || policy_->preemption() != Policy::Preemption::kScheduler) return;
+    if (attempt >= opt_.max_preempt_attempts || !SchedulerPreempts(pass.blocked_by - 1, now)) return;
+  }
+}
+
+void Engine::BackfillPass(TimePoint now) {
+  if (policy_->queue().size() == 0 || cluster_.free_gpus() == 0) return;
+  RefreshHold(now);
+  backfill_dirty_ = false;
+  LaneQueue queue(*this, now);
+  const std::vector<RunningJob>* running = &running_;
+  std::vector<RunningJob> exact;
+  if (opt_.exact_runtimes) {
+    exact = running_;
+    for (size_t i = 0; i < exact.size(); ++i) {
+      const SimJob& j = jobs_[running_jobs_[i]];
+      exact[i].time_limit = j.remaining;
     }
+    running = &exact;
   }
+  StartAll(RunBackfill(opt_.scheduler, cluster_.nodes(), *running, hold_, &queue, now), now);
 }
 
-void Engine::Reserve(const SimJob& blocked, TimePoint now, TimePoint* shadow, int64_t* extra) {
-  std::vector<std::pair<TimePoint, uint64_t>> ends;
-  ends.reserve(running_jobs_.size());
-  for (uint32_t job : running_jobs_) {
-    const SimJob& r = jobs_[job];
-    ends.emplace_back(r.run_start + r.remaining, GpusOf(r));
-  }
-  std::sort(ends.begin(), ends.end());
-  int64_t need = int64_t(GpusOf(blocked));
-  int64_t free = int64_t(cluster_.free_gpus());
-  *shadow = now;
-  for (const auto& [end, gpus] : ends) {
-    if (free >= need) break;
-    free += int64_t(gpus);
-    *shadow = end;
-  }
-  *extra = free - need;
-  if (free < need) {  // never: the job fits an empty cluster (admission)
-    *shadow = kNever;
-    *extra = 0;
-  }
-}
-
-void Engine::CountPreemptable(TimePoint now) {
-  // GPUs of unprotected running jobs: unallocated ones, and allocated ones
-  // by their allocation's rank, as suffix sums over ranks.
-  preempt_standings_ = policy_->standings();
-  policy_->AddCommitments(running_, now, &preempt_standings_);
-  const std::vector<Standing>& standings = preempt_standings_;
-  uint32_t ranks = 0;
-  for (const Standing& s : standings) if (s.rank != UINT32_MAX) ranks = std::max(ranks, s.rank + 1);
-  unprotected_by_rank_.assign(size_t(ranks) + 1, 0);
-  unprotected_unallocated_ = 0;
-  for (const RunningJob& r : running_) {
-    if (r.IsProtectedAt(now)) continue;
-    bool known = r.allocation >= 0 && size_t(r.allocation) < standings.size() &&
-                 standings[r.allocation].rank < ranks;
-    if (!r.allocated() || !known) {
-      unprotected_unallocated_ += r.total_gpus();
-    } else {
-      unprotected_by_rank_[standings[r.allocation].rank] += r.total_gpus();
-    }
-  }
-  for (size_t k = unprotected_by_rank_.size() - 1; k-- > 0;)
-    unprotected_by_rank_[k] += unprotected_by_rank_[k + 1];
-}
-
-bool Engine::TryPreempt(uint32_t job, TimePoint now) {
+bool Engine::SchedulerPreempts(uint32_t job, TimePoint now) {
   JobShape shape = policy_->PendingShape(job);
-  if (!shape.allocated()) return false;  // rule 2: unallocated work preempts nothing
-  const std::vector<Standing>& standings = preempt_standings_;
-  ClusterScale scale = policy_->scale();
-  // A necessary condition (rules 1, 3 and 5 of preempt.h): free GPUs plus
-  // those of unprotected jobs that are unallocated or rank behind this job's
-  // allocation must cover it. The core decides the rest.
-  uint64_t available = cluster_.free_gpus() + unprotected_unallocated_;
-  if (shape.allocation >= 0 && size_t(shape.allocation) < standings.size() &&
-      size_t(standings[shape.allocation].rank) + 1 < unprotected_by_rank_.size())
-    available += unprotected_by_rank_[standings[shape.allocation].rank + 1];
-  if (available < shape.total_gpus()) return false;
-  // Then the exact pairwise rule (all six rules, O(running)): far cheaper
-  // than a set choice that would find too few victims.
-  auto standing_of = [&standings](int32_t a) {
-    return a >= 0 && size_t(a) < standings.size() ? standings[a] : Standing();
-  };
-  Standing mine = standing_of(shape.allocation);
-  available = cluster_.free_gpus();
-  for (const RunningJob& r : running_) {
-    if (available >= shape.total_gpus()) break;
-    if (!r.IsProtectedAt(now) && MayPreempt(shape, mine, r, standing_of(r.allocation), scale, now))
-      available += r.total_gpus();
-  }
-  if (available < shape.total_gpus()) return false;
+  if (!shape.allocated()) return false;
+  std::vector<Standing> standings = policy_->standings();
+  policy_->AddCommitments(running_, now, &standings);
   PreemptionPlan plan;
-  Status st = ChoosePreemption(shape, running_, cluster_.nodes(), standings, scale, now, &plan);
+  Status st = ChoosePreemption(shape, running_, cluster_.nodes(), standings, policy_->scale(), now, &plan);
   if (!st.ok() || !plan.feasible || plan.victims.empty()) return false;
-  for (const Victim& v : plan.victims) Stop(v.job_id - 1, now, shape.job_id);
+  for (const Victim& v : plan.victims) Stop(v.job_id - 1, now, RunEnd::kPreempted, shape.job_id);
   Allocation a;
-  if (!cluster_.PlaceOn(jobs_[job].shape, plan.target_nodes, &a) &&
-      !cluster_.Place(jobs_[job].shape, &a))
-    return false;  // cannot happen: the plan freed the targets
+  if (!cluster_.PlaceOn(jobs_[job].shape, plan.target_nodes, &a) && !cluster_.Place(jobs_[job].shape, &a))
+    return false;
   Start(job, now, a);
   return true;
+}
+
+void Engine::TimeslicePass(TimePoint now) {
+  RefreshHold(now);
+  TimesliceInputs in;
+  in.nodes = cluster_.nodes();
+  in.node_names = node_names_;
+  for (uint32_t n = 0; n < opt_.nodes; ++n)
+    if (draining_[n]) in.draining.push_back(int32_t(n));
+  in.running = running_;
+  // The waiting allocated jobs in the core's order (the lanes), as many as
+  // the pass may try.
+  const PendingQueue& queue = policy_->queue();
+  for (uint32_t lane : policy_->lane_order()) {
+    for (const PendingQueue::Key& key : queue.lane(lane)) {
+      if (in.waiting.size() >= TimeslicePlanner::kMaxJobsTried) break;
+      uint32_t job = PendingQueue::JobOf(key);
+      const SimJob& j = jobs_[job];
+      if (!Eligible(job, now) || !IsAllocatedWork(j.min_runtime)) continue;
+      WaitingJob wj;
+      wj.shape = policy_->PendingShape(job);
+      wj.user_priority = w_.jobs[job].priority;
+      wj.submit_time = j.queue_submit;
+      wj.time_limit = w_.jobs[job].time_limit;
+      in.waiting.push_back(wj);
+    }
+  }
+  in.standings = policy_->standings();
+  in.paths = paths_;
+  in.scale = policy_->scale();
+  in.hold = hold_;
+  in.explain = false;
+  TimeslicePlan plan = planner_.Plan(in, now);
+  for (const PlannedPreemption& p : plan.preemptions) {
+    uint32_t job = p.job_id - 1;
+    if (jobs_[job].state != JobState::kRunning || jobs_[job].run_start != p.start) continue;
+    Stop(job, now, p.for_drain ? RunEnd::kDrained : RunEnd::kPreempted, p.preemptor);
+    if (p.preemptor != 0) Boost(p.preemptor - 1);
+  }
+}
+
+void Engine::Boost(uint32_t job) {
+  if (IsBoosted(job) || jobs_[job].state != JobState::kPending) return;
+  boosted_.push_back(job);
+  std::sort(boosted_.begin(), boosted_.end(), [this](uint32_t a, uint32_t b) {
+    return std::make_pair(jobs_[a].queue_submit, a) < std::make_pair(jobs_[b].queue_submit, b);
+  });
+  MarkDirty();
+}
+
+void Engine::SetDrain(int32_t node, bool draining, TimePoint) {
+  if (bool(draining_[node]) == draining) return;
+  draining_[node] = draining ? 1 : 0;
+  draining_count_ = draining ? draining_count_ + 1 : draining_count_ - 1;
+  if (!draining) MarkDirty();
+  cluster_.SetUsable(node, !draining);
 }
 
 void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   SimJob& j = jobs_[job];
   const TraceJob& t = w_.jobs[job];
   policy_->Dequeue(job);
+  if (IsBoosted(job)) boosted_.erase(std::find(boosted_.begin(), boosted_.end(), job));
   j.state = JobState::kRunning;
   j.run_start = now;
   ++j.serial;
@@ -364,6 +528,13 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   policy_->OnStart(job, now);
   RunningJob record = policy_->RunningRecord(job);
   record.nodes = allocation.nodes;
+  record.time_limit = t.time_limit;
+  // Slurm's priority as the hero plan compares it: higher for a better
+  // ranked allocation, 0 for work without one.
+  const std::vector<Standing>& standings = policy_->standings();
+  if (record.allocation >= 0 && size_t(record.allocation) < standings.size() &&
+      standings[record.allocation].rank != UINT32_MAX)
+    record.priority = UINT32_MAX - standings[record.allocation].rank;
   j.allocated_run = record.allocated();
   j.running_slot = int32_t(running_.size());
   running_.push_back(std::move(record));
@@ -371,15 +542,11 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   uint64_t gpus = GpusOf(j);
   if (!j.allocated_run) unallocated_busy_ += gpus;
   metrics_->ChangeDelivered(t.account, now, double(gpus));
-  events_.push(Event{now + j.remaining, job, j.serial, Event::kFinish});
-  TimePoint preemptible = policy_->PreemptibleFrom(job);
-  if (policy_->preempts() && preemptible > now && preemptible < now + j.remaining &&
-      preemptible <= end_)
-    events_.push(Event{preemptible, job, j.serial, Event::kProtectionEnd});
+  events_.push(Event{now + std::min(j.remaining, t.time_limit), job, j.serial, Event::kEnd});
   if (opt_.record_timeline) {
     open_segment_[job] = out_->timeline.size();
     // A policy that never preempts never makes a run preemptible.
-    TimePoint from = policy_->preempts() ? std::max(now, preemptible) : kNever;
+    TimePoint from = policy_->preempts() ? std::max(now, policy_->PreemptibleFrom(job)) : kNever;
     Segment seg;
     seg.job = job;
     seg.start = seg.end = now;
@@ -387,17 +554,23 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
     seg.allocation = allocation;
     out_->timeline.push_back(std::move(seg));
   }
-  if (opt_.record_decisions) {
-    Decision d;
-    d.kind = Decision::Kind::kStart;
-    d.time = now;
-    d.job_id = t.id;
-    for (const NodeGpus& n : allocation.nodes) d.nodes.push_back(n.node);
-    out_->decisions.push_back(std::move(d));
-  }
+  RecordDecision(Decision::Kind::kStart, now, t.id, 0, &allocation);
 }
 
-void Engine::Stop(uint32_t job, TimePoint now, uint32_t preempted_by) {
+void Engine::RecordDecision(Decision::Kind kind, TimePoint now, uint32_t job, uint32_t by,
+                            const Allocation* where) {
+  if (!opt_.record_decisions) return;
+  Decision d;
+  d.kind = kind;
+  d.time = now;
+  d.job_id = job;
+  d.by_job_id = by;
+  if (where)
+    for (const NodeGpus& n : where->nodes) d.nodes.push_back(n.node);
+  out_->decisions.push_back(std::move(d));
+}
+
+void Engine::Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by) {
   SimJob& j = jobs_[job];
   const TraceJob& t = w_.jobs[job];
   // Swap-remove from the running list, keeping the slots right.
@@ -411,38 +584,39 @@ void Engine::Stop(uint32_t job, TimePoint now, uint32_t preempted_by) {
   running_jobs_.pop_back();
   j.running_slot = -1;
   cluster_.Release(j.allocation);
+  MarkDirty();
   uint64_t gpus = GpusOf(j);
   if (!j.allocated_run) unallocated_busy_ -= gpus;
   metrics_->ChangeDelivered(t.account, now, -double(gpus));
   policy_->OnStop(job, now);
+  bool ended_by_others = how == RunEnd::kPreempted || how == RunEnd::kDrained;
   if (opt_.record_timeline) {
     Segment& s = out_->timeline[open_segment_[job]];
     s.end = now;
-    s.preempted = preempted_by != 0;
-    s.ended = preempted_by != 0 ? RunEnd::kPreempted : RunEnd::kFinished;
+    s.preempted = ended_by_others;
+    s.ended = how;
     s.preempted_by = preempted_by;
   }
-  if (opt_.record_decisions) {
-    Decision d;
-    d.kind = preempted_by ? Decision::Kind::kPreempt : Decision::Kind::kFinish;
-    d.time = now;
-    d.job_id = t.id;
-    d.by_job_id = preempted_by;
-    out_->decisions.push_back(std::move(d));
-  }
-  if (preempted_by == 0) {
+  RecordDecision(ended_by_others ? Decision::Kind::kPreempt : Decision::Kind::kFinish, now, t.id, preempted_by,
+                 nullptr);
+  if (!ended_by_others) {
     j.state = JobState::kDone;
     ++finished_;
+    if (how == RunEnd::kTimeout) ++timeouts_;
     metrics_->ChangeDemand(t.account, now, -double(gpus));
     return;
   }
   metrics_->RecordPreemption();
   ++j.preemptions;
-  // Resumable: only the remaining work; otherwise cancelled and resubmitted
-  // whole (sim_job.h).
-  j.remaining = t.resumable ? std::max<Seconds>(1, j.remaining - (now - j.run_start)) : t.duration;
-  j.state = JobState::kPending;
-  policy_->Enqueue(job, now);
+  if (t.resumable) {
+    // Requeued: only the remaining work, after Slurm's requeue delay.
+    j.remaining = std::max<Seconds>(1, j.remaining - (now - j.run_start));
+    Enqueue(job, now, now + opt_.requeue_delay);
+  } else {
+    // Cancelled by its contract and resubmitted whole at once (sim_job.h).
+    j.remaining = t.duration;
+    Enqueue(job, now, now);
+  }
 }
 
 }  // namespace
@@ -458,9 +632,8 @@ const char* RunEndName(RunEnd end) {
   return "running";
 }
 
-Status RunSimulation(const Workload& workload, const AllocationTree& tree,
-                     const BudgetConfig& config, const EngineOptions& options, Policy* policy,
-                     RunOutput* out) {
+Status RunSimulation(const Workload& workload, const AllocationTree& tree, const BudgetConfig& config,
+                     const EngineOptions& options, Policy* policy, RunOutput* out) {
   *out = RunOutput();
   Engine engine(workload, tree, config, options, policy, out);
   return engine.Run();

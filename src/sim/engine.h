@@ -1,36 +1,36 @@
-// Engine: replays a workload under one policy, jumping from event to event.
+// Engine: replays a workload under one policy, jumping from event to event,
+// through the scheduling loop production runs (DESIGN: one loop, modelled
+// by its parameters):
 //
-// Events: arrival (submission), finish, end of protection (when a run
-// becomes preemptible: a chance to preempt it), and the periodic recompute
-// every RecalcInterval, which is only due while jobs wait: idle stretches
-// cost nothing, and the first arrival after one recomputes at once. All
-// events at one instant are applied first, then ONE scheduling pass runs.
+//   - Slurm's MAIN SCHEDULER (libbudget/slurm_model.h RunMainScheduler) at
+//     every submission and job end, default_queue_depth jobs deep, and every
+//     sched_interval over the whole queue: jobs in the policy's priority
+//     order start where they fit; the first that does not stops the pass.
+//   - Slurm's BACKFILL (RunBackfill) every bf_interval, planned by time
+//     limits (--what-if exact-runtimes: by the true remaining work instead,
+//     the optimistic case; --what-if builtin: no backfill at all).
+//   - Preemption, by the policy's kind (policy.h): the suite's
+//     TIME-SLICING PASS (libbudget/timeslice_plan.h) every
+//     TimesliceInterval, which also drains DRAIN nodes at contract end; or,
+//     for the stock baselines, Slurm's scheduler itself when its main pass
+//     stops at a job (at most max_preempt_attempts core choices a pass).
+//   - The policy's priorities are recomputed every RecalcInterval.
+//   - Under the suite, select/topo's HERO HOLD (libbudget/hero_plan.h) is
+//     refreshed before each pass and binds both schedulers and the
+//     time-slicing pass.
+// Periodic passes keep their phase (first submission + k x interval) and
+// run only while jobs wait (or, for the time-slicing pass, while a
+// draining node still runs jobs): idle stretches cost nothing. Within one
+// instant: arrivals, ends and drains first; then the recompute, the
+// time-slicing pass, the main scheduler, backfill.
 //
-// The scheduling pass (shared by every policy; policies differ in order and
-// preemption rule only):
-//   - visits waiting jobs in the policy's order; a job that fits starts at
-//     once, placed by the cluster's placement engine;
-//   - a job that does not fit may preempt, at recompute ticks and ends of
-//     protection only (the plugins' time-slicing passes), through the core's
-//     ChoosePreemption on the policy's records; at most
-//     max_preempt_attempts such calls per pass, and none for a shape that
-//     already failed in this pass (nothing changed for it). A cheap
-//     necessary condition is checked first (rules 1, 2, 3, 5 of preempt.h):
-//     the job is allocated, and free GPUs plus the GPUs of unprotected
-//     running jobs that are unallocated or rank behind its allocation cover
-//     it (suffix sums over ranks, counted once per pass), then the same
-//     count over the running jobs the pairwise rule (MayPreempt) allows;
-//   - the first job that can neither start nor preempt gets a reservation
-//     (computed lazily, when a later job fits)
-//     (EASY backfill): the time the running jobs' ends free enough GPUs
-//     (the simulator knows every run's end exactly; Slurm would use time
-//     limits). Later jobs start only if they end before it or use GPUs it
-//     leaves spare, and at most backfill_window jobs are looked at after it.
-//
-// Requeued and resubmitted jobs: see sim_job.h. The run ends at
-// `until` (absolute; < 0: when every job has finished, but at most a bound
-// far beyond any schedule: last submit + total GPU-seconds / capacity + 4 x
-// the longest job).
+// Runs: a run ends when its work is done, at its time limit (TIMEOUT), or
+// by a preemption or a drain. Victims leave at once (Slurm requeues in well
+// under a second); a requeued job may start again after requeue_delay
+// (Slurm's credential lifetime + 1 s), a cancelled one is resubmitted at
+// once (sim_job.h). The run ends at `until` (absolute; < 0: when every job
+// has finished, but at most a bound far beyond any schedule: last submit +
+// total GPU-seconds / capacity + 4 x the longest job).
 //
 // Thread safety: none; an Engine is used by one thread for one run.
 #ifndef SLURM_BUDGET_SIM_ENGINE_H_
@@ -68,8 +68,13 @@ struct EngineOptions {
   std::vector<int32_t> groups;  // topology group per node (optional)
   bool packing = true;
   TimePoint until = -1;
-  uint32_t backfill_window = 100;
+  // Baselines that preempt in Slurm's scheduler: core choices per main pass.
   uint32_t max_preempt_attempts = 8;
+  // What-ifs, labelled as such in the output (the defaults model
+  // production): no backfill (sched/builtin), or backfill that knows every
+  // run's true remaining work instead of its time limit.
+  bool builtin_scheduler = false;
+  bool exact_runtimes = false;
   ClassThresholds thresholds;
   PolicyOptions policy;
   // Slurm's schedulers as slurm.conf's SchedulerParameters configure them.

@@ -1,5 +1,13 @@
-// Small scenarios with hand-computed outcomes: waits, backfill, who is
-// preempted and when, under each policy.
+// Small scenarios with hand-computed outcomes of the loop production runs
+// (engine.h): Slurm's main scheduler at submissions and ends, backfill
+// every bf_interval by time limits, the suite's time-slicing pass every
+// TimesliceInterval, requeue delays, drains, time limits; and the stock
+// baselines preempting in Slurm's scheduler.
+//
+// Defaults used below: RecalcInterval = TimesliceInterval = 30 s,
+// sched_interval 60 s, bf_interval 30 s, bf_resolution 60 s, requeue delay
+// 121 s; periodic passes keep the phase of the first submission (t = 0).
+// Time limits are the rows' derived ones: ceil(2 x duration / 60) minutes.
 #include "libbudget/test_support.h"
 
 #include "sim/sim_test_util.h"
@@ -12,10 +20,9 @@ namespace {
 
 void test_fifo_waits(void**) {
   // One node of 8 GPUs. A (t=0, 8 GPUs, 100 s) runs 0-100; B (t=10, 4) and
-  // C (t=20, 4) both start when A ends, at 100.
-  Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0},
-                             {10, "a", 4, 50, 0, true, 0},
-                             {20, "b", 4, 30, 0, true, 0}});
+  // C (t=20, 4) both start when A ends, at 100 (the main scheduler runs at
+  // every job end).
+  Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0}, {10, "a", 4, 50, 0, true, 0}, {20, "b", 4, 30, 0, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("fifo", w, tree, 1, 1000);
   assert_int_equal(StartTime(out, 1), 0);
@@ -32,54 +39,66 @@ void test_fifo_waits(void**) {
   assert_int_equal(out.result.finished, 3);
 }
 
-void test_easy_backfill_respects_the_reservation(void**) {
-  // Two nodes (16 GPUs). A (t=0, 8 GPUs, 100 s) runs. B (t=1, 16 GPUs) must
-  // wait for A: its reservation is at t=100 with 0 GPUs spare.
-  // C (t=2, 8 GPUs, 50 s) ends at 52 <= 100: backfilled at once.
-  // D (t=3, 8 GPUs, 200 s) would end after 100 and needs GPUs B reserved:
-  // it waits even when C's GPUs free at 52, and starts after B, at 150.
+void test_backfill_plans_by_time_limits(void**) {
+  // Two nodes. A (t=0, 8 GPUs, 100 s; limit 240 s) runs on n1. B (t=1, 16
+  // GPUs, 50 s; limit 120 s) cannot start: the main scheduler stops at it,
+  // so C (t=2, 8 GPUs, 50 s; limit 120 s) and D (t=3, 8 GPUs, 200 s; limit
+  // 420 s) are not even tried. Backfill at 30: B's earliest start by time
+  // limits is A's limit, 240, on both nodes; C's limit ends at 150 < 240:
+  // C starts on n2 at 30. At 90 D would run past 240 on n2: it waits. A
+  // ends early at 100: the main scheduler starts B; B ends at 150, D starts.
   Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0},
                              {1, "a", 16, 50, 0, true, 0},
                              {2, "a", 8, 50, 0, true, 0},
                              {3, "a", 8, 200, 0, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("fifo", w, tree, 2, 1000);
-  assert_int_equal(StartTime(out, 3), 2);
+  assert_int_equal(StartTime(out, 3), 30);
   assert_int_equal(StartTime(out, 2), 100);
   assert_int_equal(StartTime(out, 4), 150);
+  // Without backfill (sched/builtin) C waits behind B until B is done.
+  EngineOptions builtin;
+  builtin.builtin_scheduler = true;
+  out = Run("fifo", w, tree, 2, 1000, BudgetConfig(), builtin);
+  assert_int_equal(StartTime(out, 3), 150);
 }
 
 void test_budget_allocated_work_preempts_free_work(void**) {
   // One node. U (team b, t=0, 8 GPUs, unallocated, 1000 s, resumable) takes
   // the idle node. P (team a, t=100, allocated, min-runtime 600, 500 s)
-  // arrives; the queue was empty, so the recompute is due and P preempts U
-  // at once (rule "unallocated"). U is requeued needing 1000 - 100 = 900 s
-  // and restarts when P ends at 600, finishing at 1500.
+  // arrives; the time-slicing pass at 120 preempts U (rule
+  // "unallocated") and the main scheduler starts P. U is requeued needing
+  // 1000 - 120 = 880 s, may start again from 120 + 121 = 241, and restarts
+  // when P ends at 620: it finishes at 1500.
   Workload w = MakeWorkload({{0, "b", 8, 1000, 0, true, 0}, {100, "a", 8, 500, 600, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("budget", w, tree, 1, 2000);
   uint32_t by = 0;
-  assert_int_equal(PreemptTime(out, 1, &by), 100);
+  assert_int_equal(PreemptTime(out, 1, &by), 120);
   assert_int_equal(by, 2);
-  assert_int_equal(StartTime(out, 2), 100);
-  assert_int_equal(StartTime(out, 1, 1), 600);
+  assert_int_equal(StartTime(out, 2), 120);
+  assert_int_equal(StartTime(out, 1, 1), 620);
   assert_int_equal(FinishTime(out, 1), 1500);
   assert_int_equal(out.result.preemptions, 1);
-  // Both started at once: every wait is 0.
-  assert_true(out.result.wait_all.p99 == 0);
-  // U ran 100 + 900 s on 8 GPUs unallocated, P 500 s allocated:
+  // Waits 0 and 20: p99 = 20.
+  assert_true(out.result.wait_all.p99 == 20);
+  // U ran 120 + 880 s on 8 GPUs unallocated, P 500 s allocated:
   // 8000 / (8000 + 4000) = 2/3 of the busy time was free work.
   assert_true(out.result.unallocated_share > 0.6666 && out.result.unallocated_share < 0.6667);
+  // The timeline says how each run ended and for whom.
+  assert_true(out.timeline[0].ended == RunEnd::kPreempted);
+  assert_int_equal(out.timeline[0].preempted_by, 2);
 }
 
 void test_budget_protection_then_preemption(void**) {
   // One node. A (team a, t=0, 8 GPUs, min-runtime 300, 2000 s, resumable).
   // B (team b, t=10, 8 GPUs, min-runtime 200, 100 s). b has used nothing,
-  // so it ranks ahead, but A is protected until 300. At 300 (A's
-  // protection ends) B preempts A: B's projected ratio after its protected
+  // so it ranks ahead, but A is protected until 300. The pass at 300 (a
+  // multiple of 30) preempts A: B's projected ratio after its protected
   // run, 8*200 / (0.5 * 8 * 604800) = 0.00066, is below A's team's
-  // 8*300 / (0.5 * 8 * 604800) = 0.00099 (no ping-pong).
-  // B waited 290 s and runs 300-400; A resumes at 400 needing 1700 s.
+  // 8*300 / (0.5 * 8 * 604800) = 0.00099 (no ping-pong). B runs 300-400.
+  // A may start again from 300 + 121 = 421; backfill at 450 starts it,
+  // needing 1700 s.
   Workload w = MakeWorkload({{0, "a", 8, 2000, 300, true, 0}, {10, "b", 8, 100, 200, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("budget", w, tree, 1, 3000);
@@ -87,12 +106,11 @@ void test_budget_protection_then_preemption(void**) {
   assert_int_equal(PreemptTime(out, 1, &by), 300);
   assert_int_equal(by, 2);
   assert_int_equal(StartTime(out, 2), 300);
-  assert_int_equal(StartTime(out, 1, 1), 400);
-  assert_int_equal(FinishTime(out, 1), 2100);
+  assert_int_equal(StartTime(out, 1, 1), 450);
+  assert_int_equal(FinishTime(out, 1), 2150);
   // Waits 0 and 290: p90 = 290.
   assert_true(out.result.wait_all.p90 == 290);
-  // The timeline: A's first run is hatched from 300 (its protection end)
-  // and ends preempted at 300.
+  // A's first run is hatched from 300 (its protection end), preempted then.
   assert_int_equal(out.timeline[0].preemptible_from, 300);
   assert_true(out.timeline[0].preempted);
 }
@@ -103,11 +121,10 @@ void test_budget_counts_protected_runs_under_way(void**) {
   // wait from 10. At 3000 both B runs become preemptible; b's ratio is
   // 16 x 3000 / (0.5 x 16 x 604800) = 48000 / 4838400 = 0.00992.
   //   A1 projects (0 + 8 x 3600) / 4838400 = 0.00595 <= 0.00992: it
-  //   preempts B2 (youngest tie -> highest id first).
-  //   A2 would project the same without commitments and take B1 too (the
-  //   whole cluster changes hands); with A1's protected run under way
-  //   (8 x 3600 committed) it projects (28800 + 28800) / 4838400 = 0.0119
-  //   > 0.00992: refused, B1 keeps running (the core's commitments.h, as in sched/timeslice).
+  //   preempts B2 (equal starts -> the higher id first).
+  //   A2, with A1's grant counted (8 x 3600), projects
+  //   (28800 + 28800) / 4838400 = 0.0119 > 0.00992: refused, B1 keeps
+  //   running, then and at every later pass before 4000.
   Workload w = MakeWorkload({{0, "b", 8, 10000, 3000, true, 0},
                              {0, "b", 8, 10000, 3000, true, 0},
                              {10, "a", 8, 5000, 3600, true, 0},
@@ -130,22 +147,60 @@ void test_budget_same_team_never_preempts_itself(void**) {
   assert_int_equal(StartTime(out, 2), 2000);
 }
 
+void test_a_drained_node_empties_at_contract_ends(void**) {
+  // Two nodes. A (8 GPUs, min-runtime 600, 5000 s) on n1, B (8 GPUs,
+  // min-runtime 60, 5000 s) on n2, both team a's, from 0. n2 is drained at
+  // 30: B's protection ended at 60, so the pass at 60 requeues it (rule:
+  // drain at contract end); n1 and A are untouched (a team never preempts
+  // itself). Nothing lands on n2 again: B restarts only when A's node
+  // frees at 5000.
+  Workload w = MakeWorkload({{0, "a", 8, 5000, 600, true, 0}, {0, "a", 8, 5000, 60, true, 0}});
+  AllocationTree tree = MakeTree(kTwoTeams);
+  EngineOptions o;
+  o.drains = {NodeDrain{1, 30, -1}};
+  RunOutput out = Run("budget", w, tree, 2, 6000, BudgetConfig(), o);
+  assert_int_equal(PreemptTime(out, 2), 60);
+  assert_true(out.timeline[1].ended == RunEnd::kDrained);
+  assert_int_equal(PreemptTime(out, 1), -1);
+  assert_int_equal(StartTime(out, 2, 1), 5000);
+  // Resumed at 200 (B may start again from 60 + 121 = 181): the update
+  // runs the main scheduler, as `scontrol update` does, and n2 takes B
+  // back at once.
+  o.drains = {NodeDrain{1, 30, 200}};
+  out = Run("budget", w, tree, 2, 6000, BudgetConfig(), o);
+  assert_int_equal(StartTime(out, 2, 1), 200);
+}
+
+void test_a_run_ends_at_its_time_limit(void**) {
+  // A job whose trace time limit (60 s) is shorter than its work (100 s):
+  // Slurm kills it at 60 (TIMEOUT); it is done, not requeued.
+  Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0}});
+  w.jobs[0].time_limit = 60;
+  AllocationTree tree = MakeTree(kTwoTeams);
+  RunOutput out = Run("fifo", w, tree, 1, 1000);
+  assert_int_equal(FinishTime(out, 1), 60);
+  assert_true(out.timeline[0].ended == RunEnd::kTimeout);
+  assert_int_equal(out.result.timeouts, 1);
+  assert_int_equal(out.result.finished, 1);
+}
+
 void test_priority_caps_and_preemptible_overflow(void**) {
   // One node, two teams at 50%: caps of 4 non-preemptible GPUs each.
   // A1 (team a, t=0, 8 GPUs, wants protection) exceeds its cap: it runs
   // preemptible. B1 (team b, t=10, 4 GPUs, wants protection) is within b's
-  // cap: at the next recompute tick (t=30) it preempts A1. A1 (8 GPUs)
-  // cannot restart beside B1 and resumes when B1 ends at 130, needing
-  // 1000 - 30 = 970 s: it ends at 1100.
+  // cap: the main scheduler stops at it and, as Slurm's preemption does,
+  // preempts A1 for it at once. A1 (8 GPUs) may start again from
+  // 10 + 121 = 131 and does at the backfill pass of 150, needing
+  // 1000 - 10 = 990 s: it ends at 1140.
   Workload w = MakeWorkload({{0, "a", 8, 1000, 100, true, 1}, {10, "b", 4, 100, 100, true, 1}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("priority", w, tree, 1, 3000);
   uint32_t by = 0;
-  assert_int_equal(PreemptTime(out, 1, &by), 30);
+  assert_int_equal(PreemptTime(out, 1, &by), 10);
   assert_int_equal(by, 2);
-  assert_int_equal(StartTime(out, 1, 1), 130);
-  assert_int_equal(FinishTime(out, 1), 1100);
-  // A1's whole run was preemptible: 8 GPUs x 30 s + 8 x 970 = 8000 of
+  assert_int_equal(StartTime(out, 1, 1), 150);
+  assert_int_equal(FinishTime(out, 1), 1140);
+  // A1's whole run was preemptible: 8 GPUs x (10 + 990) s = 8000 of
   // 8000 + 400 busy GPU-seconds.
   assert_true(out.result.unallocated_share > 0.952 && out.result.unallocated_share < 0.953);
 }
@@ -153,22 +208,24 @@ void test_priority_caps_and_preemptible_overflow(void**) {
 void test_fairtree_preempts_after_exempt_time_only(void**) {
   // Fair Tree with PreemptExemptTime 1 h: A (team a, t=0, 8 GPUs, 5000 s)
   // and B (team b, t=10, 8 GPUs, 100 s). b ranks ahead (no usage); A may be
-  // preempted from 3600 on: B starts at 3600, A resumes at 3700.
+  // preempted from 3600 on, when the periodic main pass (every 60 s)
+  // preempts it for B. A may restart from 3721: backfill at 3750.
   Workload w = MakeWorkload({{0, "a", 8, 5000, 0, true, 0}, {10, "b", 8, 100, 0, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("fairtree", w, tree, 1, 10000);
   assert_int_equal(PreemptTime(out, 1), 3600);
   assert_int_equal(StartTime(out, 2), 3600);
-  assert_int_equal(StartTime(out, 1, 1), 3700);
+  assert_int_equal(StartTime(out, 1, 1), 3750);
 }
 
 void test_non_resumable_starts_over(void**) {
-  // As the budget preemption case, but U is not resumable: cancelled and
-  // resubmitted whole, it needs 1000 s again from 600: it ends at 1600.
+  // As the budget preemption case, but U is not resumable: cancelled at
+  // 120 and resubmitted whole at once, it needs 1000 s again from P's end
+  // at 620: it ends at 1620.
   Workload w = MakeWorkload({{0, "b", 8, 1000, 0, false, 0}, {100, "a", 8, 500, 600, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("budget", w, tree, 1, 2000);
-  assert_int_equal(FinishTime(out, 1), 1600);
+  assert_int_equal(FinishTime(out, 1), 1620);
 }
 
 void test_rejections_and_horizon(void**) {
@@ -225,11 +282,13 @@ void test_drain_mode_ends_when_all_done(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_waits),
-      cmocka_unit_test(test_easy_backfill_respects_the_reservation),
+      cmocka_unit_test(test_backfill_plans_by_time_limits),
       cmocka_unit_test(test_budget_allocated_work_preempts_free_work),
       cmocka_unit_test(test_budget_protection_then_preemption),
       cmocka_unit_test(test_budget_counts_protected_runs_under_way),
       cmocka_unit_test(test_budget_same_team_never_preempts_itself),
+      cmocka_unit_test(test_a_drained_node_empties_at_contract_ends),
+      cmocka_unit_test(test_a_run_ends_at_its_time_limit),
       cmocka_unit_test(test_priority_caps_and_preemptible_overflow),
       cmocka_unit_test(test_fairtree_preempts_after_exempt_time_only),
       cmocka_unit_test(test_non_resumable_starts_over),

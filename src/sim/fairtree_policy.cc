@@ -35,13 +35,13 @@ size_t FairTreePolicy::LaneOf(uint32_t job) const {
 }
 
 void FairTreePolicy::Enqueue(uint32_t job, TimePoint) {
-  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, 0, ctx_.workload->jobs[job].submit));
+  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
   NodeId node = (*ctx_.jobs)[job].node;
   if (node != kNoNode) ++node_jobs_[node];
 }
 
 void FairTreePolicy::Dequeue(uint32_t job) {
-  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, 0, ctx_.workload->jobs[job].submit));
+  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
   NodeId node = (*ctx_.jobs)[job].node;
   if (node != kNoNode) --node_jobs_[node];
 }

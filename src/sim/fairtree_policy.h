@@ -32,7 +32,9 @@ class FairTreePolicy : public Policy {
   void Recompute(TimePoint now) override;
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
-  bool preempts() const override { return ctx_.options->fairtree_preempts; }
+  Preemption preemption() const override {
+    return ctx_.options->fairtree_preempts ? Preemption::kScheduler : Preemption::kNever;
+  }
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
   const std::vector<Standing>& standings() const override { return standings_; }

@@ -27,10 +27,10 @@ class FifoPolicy : public Policy {
     return true;
   }
   void Enqueue(uint32_t job, TimePoint) override {
-    queue_.Add(0, PendingQueue::KeyOf(job, 0, ctx_.workload->jobs[job].submit));
+    queue_.Add(0, PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
   }
   void Dequeue(uint32_t job) override {
-    queue_.Remove(0, PendingQueue::KeyOf(job, 0, ctx_.workload->jobs[job].submit));
+    queue_.Remove(0, PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
   }
   void OnStart(uint32_t, TimePoint) override {}
   void OnStop(uint32_t, TimePoint) override {}

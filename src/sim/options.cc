@@ -100,8 +100,7 @@ std::string UsageText() {
       "Run:\n"
       "  --policy LIST            of budget,fairtree,priority,fifo (default all)\n"
       "  --horizon T              stop T after the first submission (default: drain)\n"
-      "  --backfill-window N      jobs looked at after the first blocked one (100)\n"
-      "  --max-preempt-attempts N preemption choices per pass (8)\n"
+      "  --max-preempt-attempts N fairtree/priority: preemptions per main pass (8)\n"
       "  --fairtree-half-life T   usage half-life of fairtree (7-0)\n"
       "  --preempt-exempt-time T  fairtree's global protection (1:00:00)\n"
       "  --fairtree-no-preempt    fairtree never preempts\n"
@@ -114,6 +113,8 @@ std::string UsageText() {
       "  --requeue-delay N        seconds before a requeued job may start (121)\n"
       "  --drain NODE@T           drain node NODE (n1, n2, ...) T after the first submission\n"
       "  --resume NODE@T          return it to service\n"
+      "  --what-if builtin        what-if: no backfill (SchedulerType=sched/builtin)\n"
+      "  --what-if exact-runtimes what-if: backfill knows every run's true length\n"
       "Output:\n"
       "  --json FILE              figures per policy\n"
       "  --svg FILE               per-GPU timeline, one panel per policy\n"
@@ -214,9 +215,16 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
       }
     } else if (opt == "--horizon") {
       if ((st = need(&v)).ok()) st = Duration(opt, v, &o->horizon);
-    } else if (opt == "--backfill-window") {
-      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 24, &n)).ok())
-        o->engine.backfill_window = uint32_t(n);
+    } else if (opt == "--what-if") {
+      if ((st = need(&v)).ok()) {
+        if (v == "builtin") {
+          o->engine.builtin_scheduler = true;
+        } else if (v == "exact-runtimes") {
+          o->engine.exact_runtimes = true;
+        } else {
+          st = Status::InvalidArgument("--what-if: expected builtin or exact-runtimes, got '" + v + "'");
+        }
+      }
     } else if (opt == "--max-preempt-attempts") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 24, &n)).ok())
         o->engine.max_preempt_attempts = uint32_t(n);

@@ -73,8 +73,16 @@ class Policy {
   virtual const PendingQueue& queue() const = 0;
   virtual const std::vector<uint32_t>& lane_order() const = 0;
 
-  // Preemption: false for policies that never preempt (the rest is unused).
-  virtual bool preempts() const { return false; }
+  // Who preempts, and so which parts of the loop run (engine.h):
+  //   kNever      nobody (fifo);
+  //   kScheduler  Slurm's own scheduler, when a job it tries cannot start,
+  //               by the policy's pairwise rule (the stock baselines);
+  //   kTimeslice  the suite: the time-slicing pass of timeslice_plan.h
+  //               every TimesliceInterval, drain at contract end and the
+  //               hero hold; Slurm's schedulers never preempt.
+  enum class Preemption { kNever, kScheduler, kTimeslice };
+  virtual Preemption preemption() const { return Preemption::kNever; }
+  bool preempts() const { return preemption() != Preemption::kNever; }
   // The core records, for ChoosePreemption. RunningRecord leaves `nodes`
   // empty (the engine fills them).
   virtual JobShape PendingShape(uint32_t job) const;

@@ -36,11 +36,11 @@ size_t PriorityPolicy::LaneOf(uint32_t job) const {
 }
 
 void PriorityPolicy::Enqueue(uint32_t job, TimePoint) {
-  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, 0, ctx_.workload->jobs[job].submit));
+  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
 }
 
 void PriorityPolicy::Dequeue(uint32_t job) {
-  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, 0, ctx_.workload->jobs[job].submit));
+  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
 }
 
 bool PriorityPolicy::WithinCap(uint32_t job) const {

@@ -35,7 +35,7 @@ class PriorityPolicy : public Policy {
   void Recompute(TimePoint) override {}
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
-  bool preempts() const override { return true; }
+  Preemption preemption() const override { return Preemption::kScheduler; }
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
   const std::vector<Standing>& standings() const override { return standings_; }

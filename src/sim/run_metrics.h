@@ -80,6 +80,7 @@ struct PolicyResult {
   std::vector<TeamResult> teams;
   // Counts, for the table.
   uint64_t jobs = 0, finished = 0, rejected = 0, still_waiting = 0, still_running = 0;
+  uint64_t timeouts = 0;  // of the finished: killed at their time limit
   TimePoint start = 0, end = 0;
   uint64_t capacity = 0;
 };

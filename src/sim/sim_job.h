@@ -5,11 +5,14 @@
 // kCancelled (preempted and not resumable... see below), or kRejected
 // (admission refused it: unknown account, bad contract, larger than the
 // cluster).
-// A preempted resumable job returns to kPending needing only its remaining
-// work; a preempted non-resumable job is cancelled by its contract and, as
-// its owner would, resubmitted at once: it returns to kPending needing its
-// whole work again (trace semantics, issue 7). Both keep their submit time,
-// so waits are measured from the original submission.
+// A preempted resumable job is requeued: it returns to kPending needing
+// only its remaining work, and may start again after the requeue delay; a
+// preempted non-resumable job is cancelled by its contract and, as its
+// owner would, resubmitted at once: it returns to kPending needing its
+// whole work again. Both queue as Slurm queues them (queue_submit is the
+// requeue or resubmission time), and waits are measured from the trace's
+// submission. A run that reaches its time limit ends (Slurm's TIMEOUT):
+// the job is done without its work.
 //
 // Invariants: remaining in [1, duration] while not done; serial counts the
 // starts, so an event stamped with an older serial is stale.
@@ -35,6 +38,11 @@ struct SimJob {
   Seconds min_runtime = 0; // as admitted (clamped by the contract rules)
   TimePoint first_start = -1;
   TimePoint run_start = 0;
+  // Slurm's submit time, the queue's tie break: the submission, reset to the
+  // requeue time by a requeue, the resubmission time after a cancellation.
+  TimePoint queue_submit = 0;
+  // A requeued job may start again only from then (Slurm's begin time).
+  TimePoint eligible_at = 0;
   uint32_t serial = 0;
   int32_t running_slot = -1;  // index in the engine's running list
   uint32_t preemptions = 0;
