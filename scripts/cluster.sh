@@ -15,12 +15,18 @@
 #   BUILD_DIR          build tree with the plugins (default <repo>/build)
 #   CLUSTER_PORT       slurmctld port (default: derived from CLUSTER_DIR, in
 #                      20000-32500); slurmd ports follow at +1, +2, ...
+#   SUITE_CONF         a slurm.conf fragment activating the suite (e.g.
+#                      etc/slurm.conf.example): its lines are used as
+#                      shipped instead of the five plugin variables below,
+#                      but for PlugStackConfig (the cluster's own) and any
+#                      key SLURM_CONF_EXTRA sets again
 #   SELECT_TYPE        default select/cons_tres
 #   PRIORITY_TYPE      default priority/basic
 #   SCHEDULER_TYPE     default sched/builtin
 #   PREEMPT_TYPE       default preempt/none
 #   JOB_SUBMIT_PLUGINS default contract
-#   SLURM_CONF_EXTRA   more slurm.conf lines, appended verbatim
+#   SLURM_CONF_EXTRA   more slurm.conf lines, appended verbatim (a key given
+#                      here is dropped from the lines above it)
 #   BUDGET_CONF        contents of budget.conf (default: the sample one)
 #   BUDGET_TREE_JSON   path of the allocation tree to copy beside it
 #
@@ -93,7 +99,7 @@ write_config() {
   local nodes="n[1-$n]"; [ "$n" -eq 1 ] && nodes="n1"
   local ports="[$first_port-$last_port]"; [ "$n" -eq 1 ] && ports="$first_port"
 
-  cat > "$conf" <<CONF
+  cat > "$conf.base" <<CONF
 # Written by scripts/cluster.sh: a private cluster on one machine.
 ClusterName=budget
 SlurmctldHost=$host(127.0.0.1)
@@ -128,16 +134,34 @@ MinJobAge=600
 InactiveLimit=0
 KillWait=5
 GresTypes=gpu
+CONF
+  if [ -n "${SUITE_CONF:-}" ]; then
+    [ -f "$SUITE_CONF" ] || die "SUITE_CONF=$SUITE_CONF: no such file"
+    printf '# The suite, as %s activates it:\n' "$SUITE_CONF" >> "$conf.base"
+    sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SUITE_CONF" | grep -vi '^PlugStackConfig=' >> "$conf.base"
+  else
+    cat >> "$conf.base" <<CONF
 SelectType=${SELECT_TYPE:-select/cons_tres}
 SelectTypeParameters=CR_Core
 PriorityType=${PRIORITY_TYPE:-priority/basic}
 SchedulerType=${SCHEDULER_TYPE:-sched/builtin}
 PreemptType=${PREEMPT_TYPE:-preempt/none}
 $([ -n "${JOB_SUBMIT_PLUGINS-contract}" ] && echo "JobSubmitPlugins=${JOB_SUBMIT_PLUGINS-contract}")
+CONF
+  fi
+  cat >> "$conf.base" <<CONF
 NodeName=$nodes NodeHostname=$host NodeAddr=127.0.0.1 Port=$ports CPUs=16 RealMemory=64000 Gres=gpu:$gpus State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-${SLURM_CONF_EXTRA:-}
 CONF
+  # One line per key: a key of SLURM_CONF_EXTRA, or a later one of the
+  # suite's, replaces an earlier line (Slurm would refuse some repeats and
+  # silently take the last of others).
+  printf '%s\n' "${SLURM_CONF_EXTRA:-}" >> "$conf.base"
+  awk -F= '
+    /^[[:space:]]*#/ || !/=/ || /^(NodeName|PartitionName)=/ { lines[++n] = $0; next }
+    { key = tolower($1); if (key in at) lines[at[key]] = ""; lines[++n] = $0; at[key] = n }
+    END { for (i = 1; i <= n; i++) if (lines[i] != "" || i == 1) print lines[i] }' "$conf.base" > "$conf"
+  rm -f "$conf.base"
 
   cat > "$dir/etc/gres.conf" <<CONF
 AutoDetect=off

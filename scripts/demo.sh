@@ -31,13 +31,12 @@ title "1. Set up (packages, Slurm source, build)"
 "$repo/scripts/setup.sh"
 
 title "2. A local cluster: 4 nodes x 8 GPUs, with every plugin of the suite"
-# Time is compressed so that the demo takes minutes: a 10-minute fair-share
-# window of 5-second buckets, a recompute and a time-slicing pass every 2 s,
+# The suite as etc/slurm.conf.example activates it. Time is compressed so
+# that the demo takes minutes: a 10-minute fair-share window of 5-second
+# buckets, a recompute, a time-slicing pass and a backfill pass every 2 s,
 # protections of 20 s.
-export PRIORITY_TYPE=priority/budget SCHEDULER_TYPE=sched/timeslice
-export PREEMPT_TYPE=preempt/timeslice SELECT_TYPE=select/topo
-export SLURM_CONF_EXTRA="PreemptMode=REQUEUE
-JobRequeue=0"
+export SUITE_CONF=$repo/etc/slurm.conf.example
+export SLURM_CONF_EXTRA="SchedulerParameters=bf_continue,bf_interval=2,bf_resolution=1"
 export BUDGET_TREE_JSON=$repo/etc/budget-tree.json.example
 export BUDGET_CONF="BudgetTree=$CLUSTER_DIR/etc/budget-tree.json
 LookbackWindow=10:00

@@ -34,6 +34,9 @@ double GpuCountFromGresSpec(std::string_view spec) {
     if (end == std::string_view::npos) end = spec.size();
     std::string_view entry = spec.substr(pos, end - pos);
     pos = end + 1;
+    // A node's Gres may carry its socket binding: "gpu:8(S:0-1)".
+    size_t paren = entry.find('(');
+    if (paren != std::string_view::npos) entry = entry.substr(0, paren);
     if (entry.substr(0, 5) == "gres:" || entry.substr(0, 5) == "gres/") entry.remove_prefix(5);
     size_t name_end = entry.find_first_of(":=");
     if (entry.substr(0, name_end) != "gpu") continue;

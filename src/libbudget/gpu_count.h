@@ -23,7 +23,8 @@ double GpuCountFromTres(std::string_view tres);
 
 // The GPUs of a GRES request or configuration, the sum of its gpu entries:
 // "gres:gpu:4" = 4, "gres:gpu:a100:2,gres:gpu:v100:1" = 3, "gpu:8" = 8,
-// "gres/gpu=2" = 2, "gres:gpu" = 1, "gres:nic:1" = 0.
+// "gres/gpu=2" = 2, "gres:gpu" = 1, "gres:nic:1" = 0, and a node's
+// "gpu:8(S:0-1)" = 8 (the socket binding is not a count).
 double GpuCountFromGresSpec(std::string_view spec);
 
 // The strings of one job (empty when Slurm has none).

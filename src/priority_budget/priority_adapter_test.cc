@@ -135,6 +135,7 @@ void test_gpu_count_from_gres_spec(void** /*state*/) {
       {"gres:gpu:4", 4},
       {"gres:gpu:a100:2,gres:gpu:v100:1", 3},  // 2 + 1
       {"gpu:8", 8},                            // a node's Gres=
+      {"gpu:8(S:0-1)", 8},                     // with its socket binding
       {"gres/gpu=2", 2},
       {"gres:gpu", 1},
       {"gres:gpu:a100", 1},                    // a type without a count: one

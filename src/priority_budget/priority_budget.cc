@@ -56,7 +56,7 @@ std::string BudgetConfPath() {
 // Whether a plugin that reads the standings file runs in this slurmctld.
 bool TimesliceConfigured() {
   auto is = [](const char* value, const char* name) { return value != nullptr && std::strcmp(value, name) == 0; };
-  return is(slurm_conf.schedtype, "sched/timeslice") || is(slurm_conf.preempt_type, "preempt/timeslice");
+  return is(slurm_conf.preempt_type, "preempt/timeslice");
 }
 
 int Init() {

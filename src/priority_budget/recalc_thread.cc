@@ -321,7 +321,7 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   budget::Status st = BuildReport(pass, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_,
                                    &history_cache_);
   double build_cpu_ms = ThreadCpuMillis() - build_start;
-  // sched/timeslice reads the standings alone: parsing the whole report
+  // preempt/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.
   // Without a reader, the file is not written (about 0.5 ms a pass at
   // 1,000 accounts), and a stale one is removed so that a reader configured
@@ -329,7 +329,7 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   const bool standings_read = standings_read_;
   if (!standings_read && !standings_removed_) {
     if (::unlink(standings_file_.c_str()) == 0) {
-      info("priority/budget: removed %s: neither sched/timeslice nor preempt/timeslice is configured to read it",
+      info("priority/budget: removed %s: preempt/timeslice is not configured to read it",
            standings_file_.c_str());
     }
     standings_removed_ = true;

@@ -61,7 +61,7 @@ class RecalcThread {
   budget::Status Start();
   void RequestReconfigure();
   // Whether a plugin that reads the standings file is configured
-  // (sched/timeslice or preempt/timeslice): without one, the file is not
+  // (preempt/timeslice): without one, the file is not
   // written, and one left from another configuration is removed. Set before
   // Start() and at each reconfigure; any thread.
   void SetStandingsRead(bool read) { standings_read_ = read; }

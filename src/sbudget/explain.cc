@@ -197,7 +197,7 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::strin
   }
   budget::PreemptionNote note;
   if (slurm != nullptr && budget::ParsePreemptionNote(slurm->comment, &note)) {
-    // The note on the job itself (sched/timeslice writes it at preemption).
+    // The note on the job itself (preempt/timeslice writes it at preemption).
     bool cancelled = slurm->state == "CANCELLED";
     Line(out, "preempted", "at " + note.at + " by job " + std::to_string(note.preempted_by) + ", rule \"" +
                                note.rule + "\"; " +

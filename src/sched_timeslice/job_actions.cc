@@ -4,6 +4,8 @@
 #include <csignal>
 #include <ctime>
 
+#include "libbudget/order.h"
+#include "libbudget/preemption_note.h"
 #include "sched_timeslice/slurm_headers.h"
 
 namespace timeslice {
@@ -57,11 +59,19 @@ bool SetNodeEmptyBy(int32_t index, budget::TimePoint when) {
   std::string reason = node->reason ? node->reason : "";
   size_t suffix = reason.find(kEmptyBy);
   if (suffix != std::string::npos) reason.resize(suffix);
-  reason += kEmptyBy + IsoTime(when);
+  reason += kEmptyBy + budget::FormatLocalTime(when);
   if (node->reason && reason == node->reason) return false;
   xfree(node->reason);
   node->reason = xstrdup(reason.c_str());
   last_node_update = time(nullptr);
+  return true;
+}
+
+bool GrantTopPriority(uint32_t job_id) {
+  job_record_t* job = find_job_record(job_id);
+  if (!job || !IS_JOB_PENDING(job) || job->priority == 0 || job->direct_set_prio) return false;
+  job->priority = budget::kGrantedPriority;
+  last_job_update = time(nullptr);
   return true;
 }
 

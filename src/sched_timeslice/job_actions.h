@@ -16,7 +16,6 @@
 
 #include "libbudget/contract.h"
 #include "libbudget/standing.h"
-#include "sched_timeslice/iso_time.h"
 
 namespace timeslice {
 
@@ -35,6 +34,14 @@ bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::Preempt
 // "; empty by <when>". Returns true if the reason changed.
 // REQUIRES: the node write lock.
 bool SetNodeEmptyBy(int32_t index, budget::TimePoint when);
+
+// Gives pending job `job_id` the top priority (kGrantedPriority,
+// libbudget/order.h) until priority/budget's next pass: the victims freed
+// GPUs for it, and Slurm's scheduler, run when they end, must try it first.
+// Returns false if the job is gone, no longer pending, held or has a
+// priority set by an operator.
+// REQUIRES: the job write lock.
+bool GrantTopPriority(uint32_t job_id);
 
 // Asks slurmctld's scheduler to run soon (freed GPUs).
 void KickScheduler();

@@ -2,7 +2,9 @@
 #include "sched_timeslice/job_facts.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "libbudget/gpu_count.h"
 #include "sched_timeslice/slurm_headers.h"
 
 namespace timeslice {
@@ -11,18 +13,30 @@ namespace {
 
 std::string OrEmpty(const char* s) { return s ? s : ""; }
 
+uint32_t Whole(double gpus) { return gpus >= 0 && gpus < 4e9 ? uint32_t(std::lround(gpus)) : 0; }
+
 uint32_t NodeGpus(const node_record_t* node) {
-  uint32_t gpus = GpusIn(OrEmpty(node->tres_fmt_str));
-  return gpus > 0 ? gpus : GpusIn(OrEmpty(node->gres));
+  double gpus = budget::GpuCountFromTres(OrEmpty(node->tres_fmt_str));
+  return Whole(gpus > 0 ? gpus : budget::GpuCountFromGresSpec(OrEmpty(node->gres)));
 }
 
 uint32_t TotalGpusOf(const job_record_t* job, bool pending, uint32_t nodes) {
-  uint32_t gpus = GpusIn(OrEmpty(pending ? job->tres_fmt_req_str : job->tres_fmt_alloc_str));
-  if (gpus > 0) return gpus;
-  if ((gpus = GpusIn(OrEmpty(job->tres_per_job))) > 0) return gpus;
-  if ((gpus = GpusIn(OrEmpty(job->tres_per_node))) > 0) return gpus * std::max<uint32_t>(nodes, 1);
-  uint32_t tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
-  return GpusIn(OrEmpty(job->tres_per_task)) * std::max<uint32_t>(tasks, 1);
+  std::string tres = OrEmpty(pending ? job->tres_fmt_req_str : job->tres_fmt_alloc_str);
+  std::string per_job = OrEmpty(job->tres_per_job), per_node = OrEmpty(job->tres_per_node);
+  std::string per_task = OrEmpty(job->tres_per_task);
+  budget::JobGpuStrings strings;
+  strings.tres = tres;
+  strings.per_job = per_job;
+  strings.per_node = per_node;
+  strings.per_task = per_task;
+  strings.nodes = std::max<uint32_t>(nodes, 1);
+  strings.tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
+  return Whole(budget::JobGpuCount(strings));
+}
+
+budget::Seconds TimeLimitOf(const job_record_t* job) {
+  if (job->time_limit == NO_VAL || job->time_limit == INFINITE) return -1;
+  return budget::Seconds{job->time_limit} * 60;
 }
 
 bool WaitsForResources(const job_record_t* job, time_t now) {
@@ -48,7 +62,7 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime)
   facts.running = IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job);
   facts.waits_for_resources = WaitsForResources(job, time(nullptr));
   facts.start = job->start_time;
-  facts.comment = OrEmpty(job->comment);
+  facts.time_limit = TimeLimitOf(job);
   if (job->details) {
     facts.submit_time = job->details->submit_time;
     // nice is stored offset by NICE_OFFSET; a lower nice is more important.
@@ -63,7 +77,7 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime)
   } else if (job->details) {
     facts.node_count = std::max<uint32_t>(job->details->min_nodes, 1);
   }
-  uint32_t per_node = GpusIn(OrEmpty(job->tres_per_node));
+  uint32_t per_node = Whole(budget::GpuCountFromGresSpec(OrEmpty(job->tres_per_node)));
   facts.gpus_per_node = per_node > 0 ? per_node : TotalGpusOf(job, facts.pending, facts.node_count) / facts.node_count;
   return facts;
 }

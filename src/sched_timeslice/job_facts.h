@@ -3,10 +3,10 @@
 // values, so that every decision runs on copies, outside slurmctld's locks,
 // through the core library (contract.h, preempt.h, drain.h).
 //
-// GPUs. A job's GPUs come from its allocated TRES when AccountingStorageTRES
-// tracks gres/gpu, else from its request (--gres/--gpus per node, per job or
-// per task); a node's from its TRES or its Gres. A multi-node job holds the
-// same number of GPUs on each node (Slurm's per-node request).
+// GPUs: the core's one rule (libbudget/gpu_count.h), as priority/budget
+// and sbudget count them: a job's from its TRES, else its request; a node's
+// from its TRES, else its Gres. A multi-node job holds the same number of
+// GPUs on each node (Slurm's per-node request).
 //
 // Contract. From the record job_submit/contract leaves in the AdminComment
 // (job_contract.h). A job without one (submitted before the filter was
@@ -43,10 +43,10 @@ struct JobFacts {
   // Slurm's scheduler breaks equal priorities by it (then by job id).
   budget::TimePoint submit_time = 0;
   uint32_t user_priority = 0;
+  budget::Seconds time_limit = -1;  // Slurm's time limit; < 0: unlimited
   uint32_t node_count = 1;     // pending: requested; running: held
   uint32_t gpus_per_node = 0;
   std::vector<int32_t> nodes;  // running: node indices held
-  std::string comment;         // the job's Comment (commitments.h reads it)
 };
 
 struct NodeFacts {
@@ -57,10 +57,6 @@ struct NodeFacts {
   bool usable = true;     // neither down, drained nor failing
   std::string reason;
 };
-
-// GPUs named in a TRES or GRES string: "gres/gpu=8", "gres/gpu:a100=8",
-// "gres:gpu:8", "gpu:a100:4", ...; 0 if none. Slurm-free (unit-tested).
-uint32_t GpusIn(const std::string& spec);
 
 // REQUIRES: the job read lock. `job_record` is a job_record_t*.
 JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime);

@@ -1,43 +1,8 @@
-// The Slurm-free half of job_facts.h (GpusIn, RunningJobOf, ShapeOf), so
-// that the unit test links it without slurmctld.
-#include <cctype>
-#include <cstdlib>
-
+// The Slurm-free half of job_facts.h (RunningJobOf, ShapeOf), so that the
+// unit test links it without slurmctld.
 #include "sched_timeslice/job_facts.h"
 
 namespace timeslice {
-
-namespace {
-
-bool StartsToken(const std::string& s, size_t pos) {
-  if (pos == 0) return true;
-  char before = s[pos - 1];
-  return before == '/' || before == ':' || before == ',';
-}
-
-uint32_t NumberAt(const std::string& s, size_t pos) {
-  if (pos >= s.size() || !std::isdigit(static_cast<unsigned char>(s[pos]))) return 0;
-  unsigned long long n = std::strtoull(s.c_str() + pos, nullptr, 10);
-  return n > 0xffffffffull ? 0xffffffffu : static_cast<uint32_t>(n);
-}
-
-}  // namespace
-
-uint32_t GpusIn(const std::string& spec) {
-  for (size_t pos = spec.find("gpu"); pos != std::string::npos; pos = spec.find("gpu", pos + 3)) {
-    if (!StartsToken(spec, pos)) continue;
-    size_t after = pos + 3;
-    if (after >= spec.size()) continue;
-    if (spec[after] == '=') return NumberAt(spec, after + 1);
-    if (spec[after] != ':') continue;  // "gpumem", "gpu_util"...
-    // "gpu:8" or "gpu:type:8" or "gpu:type=8".
-    if (uint32_t n = NumberAt(spec, after + 1)) return n;
-    size_t sep = spec.find_first_of(":=,", after + 1);
-    if (sep == std::string::npos || spec[sep] == ',') continue;
-    return NumberAt(spec, sep + 1);
-  }
-  return 0;
-}
 
 budget::RunningJob RunningJobOf(const JobFacts& job, const StandingsView& view) {
   budget::RunningJob r;
@@ -47,6 +12,7 @@ budget::RunningJob RunningJobOf(const JobFacts& job, const StandingsView& view) 
   r.min_runtime = job.contract.min_runtime;
   r.resumable = job.contract.resumable;
   r.user_priority = job.user_priority;
+  r.time_limit = job.time_limit;
   for (int32_t node : job.nodes) r.nodes.push_back(budget::NodeGpus{node, job.gpus_per_node});
   return r;
 }

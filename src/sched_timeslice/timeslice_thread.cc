@@ -1,11 +1,19 @@
 // TimesliceThread: see timeslice_thread.h.
 #include "sched_timeslice/timeslice_thread.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
+#include <cstdio>
 #include <exception>
+#include <set>
 #include <utility>
 
+#include "libbudget/config.h"
+#include "libbudget/packing_state.h"
 #include "sched_timeslice/job_actions.h"
+#include "sched_timeslice/job_facts.h"
+#include "sched_timeslice/pass_inputs.h"
 #include "sched_timeslice/slurm_headers.h"
 #include "sched_timeslice/state_counts.h"
 #include "sched_timeslice/timeslice_locks.h"
@@ -14,12 +22,15 @@ namespace timeslice {
 
 namespace {
 
-void Log(const std::string& line) { info("sched/timeslice: %s", line.c_str()); }
+void Log(const std::string& line) { info("preempt/timeslice: %s", line.c_str()); }
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 }  // namespace
 
-TimesliceThread::TimesliceThread(ThreadConfig config)
-    : config_(config), standings_(config.state_dir, Log) {}
+TimesliceThread::TimesliceThread(ThreadConfig config) : config_(config), standings_(config.state_dir, Log) {}
 
 TimesliceThread::~TimesliceThread() { Stop(); }
 
@@ -63,20 +74,54 @@ void TimesliceThread::Run() {
     try {
       Pass();
     } catch (const std::exception& e) {
-      error("sched/timeslice: pass failed: %s", e.what());
+      error("preempt/timeslice: pass failed: %s", e.what());
     } catch (...) {
-      error("sched/timeslice: pass failed: unknown exception");
+      error("preempt/timeslice: pass failed: unknown exception");
     }
   }
 }
 
+void TimesliceThread::ReloadIfChanged() {
+  std::string path;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    path = config_.budget_conf;
+  }
+  struct stat st;
+  if (path.empty() || stat(path.c_str(), &st) != 0) return;
+  if (conf_mtime_ < 0) {  // the values init() read
+    conf_mtime_ = st.st_mtim.tv_sec;
+    conf_mtime_ns_ = st.st_mtim.tv_nsec;
+    return;
+  }
+  if (st.st_mtim.tv_sec == conf_mtime_ && st.st_mtim.tv_nsec == conf_mtime_ns_) return;
+  conf_mtime_ = st.st_mtim.tv_sec;
+  conf_mtime_ns_ = st.st_mtim.tv_nsec;
+  budget::BudgetConfig config;
+  bool missing = false;
+  budget::Status status = budget::LoadBudgetConfig(path, &config, &missing);
+  if (!status.ok()) {
+    error("preempt/timeslice: %s changed but is not valid, the previous values stay: %s", path.c_str(),
+          status.message().c_str());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (config_.interval != config.timeslice_interval || config_.default_min_runtime != config.default_min_runtime)
+    info("preempt/timeslice: %s re-read: TimesliceInterval=%ld s, DefaultMinRuntime=%ld s", path.c_str(),
+         long(config.timeslice_interval), long(config.default_min_runtime));
+  config_.interval = config.timeslice_interval;
+  config_.default_min_runtime = config.default_min_runtime;
+}
+
 void TimesliceThread::Pass() {
+  auto started = std::chrono::steady_clock::now();
+  ReloadIfChanged();
   ThreadConfig config;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    config_.slicing = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
     config = config_;
   }
-  ++passes_;
   std::vector<JobFacts> jobs;
   std::vector<NodeFacts> nodes;
   timeslice_lock_read();
@@ -90,42 +135,75 @@ void TimesliceThread::Pass() {
 
   budget::TimePoint now = time(nullptr);
   auto view = standings_.View(now);
-  PassPlan plan = planner_.Plan(jobs, nodes, *view, now);
+  budget::PackingState packing;
+  bool has_packing = budget::LoadPackingState(config.state_dir + "/" + budget::kPackingStateFile, &packing).ok();
+  budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr);
+  if (!config.slicing) in.waiting.clear();  // PreemptMode=OFF: drains only
+  budget::TimeslicePlan plan = planner_.Plan(in, now);
   for (const std::string& line : plan.log) Log(line);
-  if (plan.preemptions.empty() && plan.empty_by.empty() && plan.new_automated_drains == 0) return;
 
   uint64_t preempted = 0;
   std::vector<std::string> results;
-  timeslice_lock_write();
-  try {
-    for (const PlannedPreemption& p : plan.preemptions) {
-      std::string why;
-      if (PreemptRunningJob(p.job_id, p.start, p.action, p.comment, &why)) {
-        ++preempted;
-        results.push_back(p.log);
-      } else {
-        results.push_back("job " + std::to_string(p.job_id) + " not preempted: " + why);
+  if (!plan.preemptions.empty() || !plan.empty_by.empty()) {
+    std::set<uint32_t> granted;
+    timeslice_lock_write();
+    try {
+      for (const budget::PlannedPreemption& p : plan.preemptions) {
+        std::string why;
+        if (PreemptRunningJob(p.job_id, p.start, p.action, p.comment, &why)) {
+          ++preempted;
+          results.push_back(p.log);
+          if (p.preemptor != 0) granted.insert(p.preemptor);
+        } else {
+          results.push_back("job " + std::to_string(p.job_id) + " not preempted: " + why);
+        }
       }
+      for (uint32_t job_id : granted) GrantTopPriority(job_id);
+      for (const budget::PlannedEmptyBy& e : plan.empty_by) SetNodeEmptyBy(e.node_index, e.empty_at);
+    } catch (...) {
+      timeslice_unlock_write();
+      throw;
     }
-    for (const PlannedEmptyBy& e : plan.empty_by) SetNodeEmptyBy(e.node_index, e.empty_at);
-  } catch (...) {
     timeslice_unlock_write();
-    throw;
   }
-  timeslice_unlock_write();
-
   for (const std::string& line : results) Log(line);
-  if (preempted == 0 && plan.new_automated_drains == 0) return;
-  TimesliceCounts counts;
-  budget::Status st = AddToCounts(config.state_dir + "/" + kStateFileName, preempted, plan.new_automated_drains,
-                                  now, &counts);
-  if (st.ok()) {
-    Log("totals: " + std::to_string(counts.preemptions) + " preemptions, " +
-        std::to_string(counts.automated_drains) + " automated drains");
-  } else {
-    error("sched/timeslice: counts not saved: %s", st.message().c_str());
+  if (preempted > 0 || plan.new_automated_drains > 0) {
+    TimesliceCounts counts;
+    budget::Status st =
+        AddToCounts(config.state_dir + "/" + kStateFileName, preempted, plan.new_automated_drains, now, &counts);
+    if (st.ok()) {
+      Log("totals: " + std::to_string(counts.preemptions) + " preemptions, " + std::to_string(counts.automated_drains) +
+          " automated drains");
+    } else {
+      error("preempt/timeslice: counts not saved: %s", st.message().c_str());
+    }
   }
   if (preempted) KickScheduler();
+  Summarize(MsSince(started), preempted, plan.new_automated_drains, plan.jobs_tried, now);
+}
+
+void TimesliceThread::Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried,
+                                budget::TimePoint now) {
+  debug("preempt/timeslice: pass: %.3f ms, %u waiting job(s) tried, %lu preemption(s)", ms, tried,
+        static_cast<unsigned long>(preempted));
+  Summary& s = summary_;
+  if (s.passes == 0) s.since = now;
+  ++s.passes;
+  s.total_ms += ms;
+  s.max_ms = std::max(s.max_ms, ms);
+  s.preemptions += preempted;
+  s.drains += drains;
+  s.tried += tried;
+  if (now - s.since < kSummarySeconds) return;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "%ld passes in %ld s: mean %.3f ms, max %.3f ms; %lu waiting job(s) tried, %lu preemption(s), "
+                "%lu automated drain(s)",
+                s.passes, static_cast<long>(now - s.since), s.total_ms / double(s.passes), s.max_ms,
+                static_cast<unsigned long>(s.tried), static_cast<unsigned long>(s.preemptions),
+                static_cast<unsigned long>(s.drains));
+  Log(line);
+  s = Summary();
 }
 
 }  // namespace timeslice

@@ -1,16 +1,23 @@
-// TimesliceThread: sched/timeslice's own thread. Every TimesliceInterval
-// seconds (or sooner when woken) it runs one pass:
+// TimesliceThread: the time-slicing thread preempt/timeslice runs in
+// slurmctld. Every TimesliceInterval seconds (sooner when woken) it runs one
+// pass:
 //   1. under slurmctld READ locks (job, node, part): copy every running and
 //      pending job and every node (job_facts.h);
-//   2. outside any lock: plan drains and the time slice (timeslice_pass.h)
-//      on the standings priority/budget published (standings_cache.h);
+//   2. outside any lock: translate them (pass_inputs.h) and ask the core's
+//      planner (libbudget/timeslice_plan.h: drain at contract end, then the
+//      waiting allocated jobs served in the core's order, several a pass);
 //   3. under WRITE locks (job, node; part and fed read): preempt each
-//      planned victim that still runs the same run (job_actions.h), write
-//      the draining nodes' "empty by" reasons;
+//      planned victim that still runs the same run, give each job it was
+//      done for the top priority (kGrantedPriority, libbudget/order.h) so
+//      that Slurm's scheduler starts it on the GPUs freed for it, and write
+//      the draining nodes' "empty by" promises (job_actions.h);
 //   4. outside locks: log, add to the counts file (state_counts.h), and ask
-//      slurmctld's scheduler to use the freed GPUs.
+//      slurmctld's scheduler to run.
+// budget.conf is re-read when it changes (a bad one keeps the previous
+// values, and says so). Each pass's duration is logged at debug level, and every kSummarySeconds
+// one info line sums the passes since the last one.
 //
-// Thread safety: Start/Stop/Wake/SetInterval from any thread; Stop joins.
+// Thread safety: Start/Stop/Wake/Reconfigure from any thread; Stop joins.
 // REQUIRES: Stop() is never called with slurmctld locks held (the pass may
 // be waiting for them).
 #ifndef SLURM_BUDGET_SCHED_TIMESLICE_TIMESLICE_THREAD_H_
@@ -23,19 +30,27 @@
 #include <thread>
 
 #include "libbudget/standing.h"
+#include "libbudget/timeslice_plan.h"
 #include "sched_timeslice/standings_cache.h"
-#include "sched_timeslice/timeslice_pass.h"
 
 namespace timeslice {
 
 struct ThreadConfig {
+  // budget.conf, re-read at the first pass after it changes (preempt
+  // plugins get no reconfigure call): TimesliceInterval, DefaultMinRuntime.
+  std::string budget_conf;
   budget::Seconds interval = 30;
   budget::Seconds default_min_runtime = 0;
   std::string state_dir;
+  // PreemptMode=OFF: drains still run at contract end, nothing is time
+  // sliced.
+  bool slicing = true;
 };
 
 class TimesliceThread {
  public:
+  static constexpr budget::Seconds kSummarySeconds = 300;
+
   explicit TimesliceThread(ThreadConfig config);
   ~TimesliceThread();
 
@@ -45,8 +60,17 @@ class TimesliceThread {
   void Reconfigure(ThreadConfig config);
 
  private:
+  // What the passes did since the last summary line.
+  struct Summary {
+    long passes = 0;
+    double total_ms = 0, max_ms = 0;
+    uint64_t preemptions = 0, drains = 0, tried = 0;
+    budget::TimePoint since = 0;
+  };
   void Run();
   void Pass();
+  void ReloadIfChanged();
+  void Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, budget::TimePoint now);
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -55,8 +79,9 @@ class TimesliceThread {
   bool woken_ = false;
   std::thread thread_;
   StandingsCache standings_;
-  TimeslicePlanner planner_;  // used by the thread only
-  long passes_ = 0;
+  budget::TimeslicePlanner planner_;  // used by the thread only
+  Summary summary_;                   // used by the thread only
+  long conf_mtime_ = -1, conf_mtime_ns_ = -1;  // of budget.conf, as last read
 };
 
 }  // namespace timeslice

@@ -15,7 +15,7 @@
 #   - slurmctld killed with -9 and restarted keeps the usage: the order after
 #     the restart's first pass matches the order before (with the ledger
 #     lost, the 70% team would come first: equal zero usage ties on share);
-#   - without sched/timeslice or preempt/timeslice, no standings file is
+#   - without preempt/timeslice, no standings file is
 #     written, and a stale one is removed;
 #   - UnknownAccount=reject: job_submit/contract refuses an account the tree
 #     does not bind, naming it.
@@ -84,7 +84,7 @@ sprio -l | sed 's/^/     sprio| /'
 check "the report snapshot for sbudget is written in StateSaveLocation" \
   poll 20 test -s "$CLUSTER_DIR/state/budget_report.json"
 # No timeslice plugin here reads the standings: they are not written.
-check "no standings file without sched/timeslice or preempt/timeslice" \
+check "no standings file without preempt/timeslice" \
   test ! -e "$CLUSTER_DIR/state/budget_standings.json"
 scancel "$blocker"
 check "the under-served team's job starts first (teamb)" wait_state "$b1" RUNNING 30
@@ -182,7 +182,7 @@ check "the restarted plugin completes a pass" poll 30 log_count_above "priority/
 check "the order after kill -9 + restart matches the order before" order_after_pass
 check "teamb still ahead of teama after the restart" higher "$b2" "$a_boost"
 check "a stale standings file is removed, and the log says why" \
-  bash -c "[ ! -e '$CLUSTER_DIR/state/budget_standings.json' ] && grep -q 'removed $CLUSTER_DIR/state/budget_standings.json: neither sched/timeslice nor preempt/timeslice' '$LOG'"
+  bash -c "[ ! -e '$CLUSTER_DIR/state/budget_standings.json' ] && grep -q 'removed $CLUSTER_DIR/state/budget_standings.json: preempt/timeslice is not configured' '$LOG'"
 
 # --- UnknownAccount=reject ----------------------------------------------------
 "$CLUSTER" stop > /dev/null

@@ -99,7 +99,7 @@ unknown_job() { local out rc; out=$("$SBUDGET" explain 999999 2>&1); rc=$?; [ $r
 check "explain of an unknown job: one line, exit 1" unknown_job
 
 # (explain for a job preempted at its contract end: test_timeslice.sh, which
-# runs sched/timeslice.)
+# runs preempt/timeslice's time slicing.)
 
 # --- history, staleness, missing --------------------------------------------------
 check "history --svg writes a chart" "$SBUDGET" history --svg "$OUT/history.svg"

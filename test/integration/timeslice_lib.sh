@@ -1,14 +1,16 @@
 # Shared by test_timeslice.sh and test_timeslice_convergence.sh: the cluster
-# settings (sched/timeslice, preempt/timeslice, priority/budget, time-compressed:
-# a 10-minute window of 5-s buckets, a priority pass and a timeslice pass every
-# 2 s), the 50/50 tree of teama and teamb, and the helpers both use.
+# settings (sched/backfill, preempt/timeslice, priority/budget, time-compressed:
+# a 10-minute window of 5-s buckets, a priority pass, a time-slicing pass and a
+# backfill pass every 2 s), the 50/50 tree of teama and teamb, and the helpers
+# both use.
 # Source it after lib.sh.
 
 export PRIORITY_TYPE=priority/budget
 export PREEMPT_TYPE=preempt/timeslice
-export SCHEDULER_TYPE=sched/timeslice
+export SCHEDULER_TYPE=sched/backfill
 export SLURM_CONF_EXTRA="PreemptMode=REQUEUE
-JobRequeue=0"
+JobRequeue=0
+SchedulerParameters=bf_interval=2,bf_resolution=1,bf_continue"
 TREE=$CLUSTER_DIR/etc/budget-tree.json
 LOG=$CLUSTER_DIR/log/slurmctld.log
 STATE=$CLUSTER_DIR/state
