@@ -228,6 +228,8 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
   std::vector<GrantedPreemptor> granted;
   for (const auto& [id, g] : grants_) granted.push_back(GrantedPreemptor{id, g.allocation, g.gpus, g.min_runtime, g.at});
   AddCommitments(candidates, granted, now, &standings);
+  std::unordered_set<uint32_t> counted;  // grants already in `standings`
+  for (const auto& entry : grants_) counted.insert(entry.first);
   PreemptableGpus preemptable;
   preemptable.Count(candidates, standings, now);
   uint64_t free_total = 0;
@@ -297,13 +299,16 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
         }
         candidates.erase(job);
       }
-      grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
-      if (size_t(shape.allocation) < standings.size())
-        standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
-      preemptable.Count(candidates, standings, now);
     }
     // It starts on its targets (now, or once its victims are gone): their
-    // GPUs are no longer free for the jobs behind it.
+    // GPUs are no longer free for the jobs behind it, and its team is
+    // committed its protected run.
+    plan->starts.push_back(shape.job_id);
+    if (!grants_.count(shape.job_id) || !choice.victims.empty())
+      grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
+    if (counted.insert(shape.job_id).second && size_t(shape.allocation) < standings.size())
+      standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
+    preemptable.Count(candidates, standings, now);
     Take(&nodes, choice.target_nodes, shape.gpus_per_node);
     free_total -= std::min<uint64_t>(free_total, shape.total_gpus());
   }

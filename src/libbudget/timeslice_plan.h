@@ -15,23 +15,22 @@
 //     priority, submit time, job id; Slurm's own queue order), at most
 //     kMaxJobsTried of them per pass. For each, on the cluster as the pass
 //     has changed it so far:
-//       - it fits already: its GPUs are counted as taken (Slurm's scheduler
-//         will start it there), nothing is preempted;
+//       - it fits already: it is given the GPUs (plan.starts), nothing is
+//         preempted;
 //       - else the core's choice among the running jobs that are not
 //         leaving already: past their protection, unallocated or of an
 //         allocation ranked behind it under the no-ping-pong rule, gang-safe
-//         and never more than needed. The victims leave, the job's GPUs are
-//         counted as taken, and its team is committed its protected run
-//         (commitments.h), so the team's next job in the same pass projects
-//         both runs;
+//         and never more than needed. The victims leave and the job is
+//         given the GPUs;
 //       - else nothing, and the next job is tried: a job that cannot be
 //         served does not block smaller jobs behind it (Slurm's backfill
 //         would not either).
-//     Nodes held for a hero (hero_plan.h) are not targets for a job that
-//     may not use them (MayUseHeldNodes): its victims would free GPUs it
-//     could not take.
+//     Either way its team is committed the job's protected run
+//     (commitments.h), so that the team's next job in the same pass projects
+//     both runs. Nodes held for a hero (hero_plan.h) are not targets for a
+//     job that may not use them (MayUseHeldNodes).
 //
-// Grants. A job granted a preemption is remembered (its team's commitment,
+// Grants. A job given GPUs is remembered (its team's commitment,
 // commitments.h) until it runs or kGrantTtl passes. The memory is the
 // planner's own: nothing a user can write (a job's Comment, say) can make
 // a grant, and a grant is never dated after the pass that made it.
@@ -121,6 +120,12 @@ struct TimeslicePlan {
   std::vector<PlannedPreemption> preemptions;  // drains first, then slices
   std::vector<PlannedEmptyBy> empty_by;
   uint64_t new_automated_drains = 0;
+  // The waiting jobs the pass gives GPUs to now, in order: each one granted
+  // a preemption, and each one that fits already. The applier gives them
+  // the top priority (order.h kGrantedPriority), so that Slurm's scheduler
+  // starts them where the pass counted them, ahead of jobs the pass did not
+  // serve (whose backfill reservations would otherwise keep a hole empty).
+  std::vector<uint32_t> starts;
   uint32_t jobs_tried = 0;   // waiting jobs examined by (b)
   uint32_t jobs_served = 0;  // of those, granted a preemption
   std::vector<std::string> log;  // other lines worth logging

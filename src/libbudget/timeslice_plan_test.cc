@@ -179,6 +179,9 @@ void test_a_burst_of_small_jobs_is_served_in_one_pass(void**) {
   assert_int_equal(plan.preemptions.size(), 1);
   // Victim order: the youngest of the equal-ranked teamb runs first: job 2.
   assert_int_equal(plan.preemptions[0].job_id, 2);
+  // All four are given the GPUs: the first by the preemption, the other
+  // three in what it freed.
+  assert_true((plan.starts == std::vector<uint32_t>{10, 11, 12, 13}));
   // Nine 1-GPU jobs: eight fit on the freed node, the ninth needs the
   // other node: two preemptions in one pass, both for teama.
   for (uint32_t id = 14; id < 19; ++id) in.waiting.push_back(Waiting(id, kTeamA, 60, 1, 1, kNow - 20 + id));
@@ -267,6 +270,28 @@ void test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them(void**) {
   assert_true((Victims(plan) == std::vector<uint32_t>{1}));
 }
 
+void test_jobs_that_fit_already_are_given_the_gpus(void**) {
+  // One node, 3 GPUs used by teamb; teama's 2-GPU and 8-GPU jobs wait. The
+  // 2-GPU job fits in the 5 free GPUs: it is given them (plan.starts) with
+  // nothing preempted, and its team is committed its protected run:
+  // teama's window usage for the next job is 480 + 2 x 900 = 2280, so the
+  // 8-GPU job projects (2280 + 8 x 600) / 4800 = 1.475 > teamb's 1.0 and is
+  // refused.
+  budget::TimesliceInputs in = Cluster(1);
+  in.running = {Running(1, kTeamB, kNow - 1000, 20, {0}, 3)};
+  in.waiting = {Waiting(2, kTeamA, 900, 1, 2), Waiting(3, kTeamA, 600, 1, 8)};
+  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+  assert_true((plan.starts == std::vector<uint32_t>{2}));
+  assert_int_equal(plan.preemptions.size(), 0);
+  // Without the 2-GPU job, the 8-GPU one projects (480 + 4800) / 4800 =
+  // 1.1 > 1.0 as well: no preemption either way; with a 300-s contract it
+  // projects 0.6 and takes the node.
+  in.waiting = {Waiting(3, kTeamA, 300, 1, 8)};
+  plan = TimeslicePlanner().Plan(in, kNow);
+  assert_true((plan.starts == std::vector<uint32_t>{3}));
+  assert_int_equal(plan.preemptions.size(), 1);
+}
+
 void test_at_most_kMaxJobsTried_jobs_a_pass(void**) {
   // 150 waiting 1-GPU teama jobs and nothing to preempt: the pass looks at
   // 100 of them and stops.
@@ -291,6 +316,7 @@ int main() {
       cmocka_unit_test(test_a_job_that_cannot_be_served_does_not_block_smaller_ones),
       cmocka_unit_test(test_takes_a_multi_node_job_whole_and_no_more),
       cmocka_unit_test(test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them),
+      cmocka_unit_test(test_jobs_that_fit_already_are_given_the_gpus),
       cmocka_unit_test(test_at_most_kMaxJobsTried_jobs_a_pass),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -144,8 +144,9 @@ void TimesliceThread::Pass() {
 
   uint64_t preempted = 0;
   std::vector<std::string> results;
-  if (!plan.preemptions.empty() || !plan.empty_by.empty()) {
-    std::set<uint32_t> granted;
+  if (!plan.preemptions.empty() || !plan.empty_by.empty() || !plan.starts.empty()) {
+    // A job whose victims did not all leave does not get the GPUs.
+    std::set<uint32_t> unserved;
     timeslice_lock_write();
     try {
       for (const budget::PlannedPreemption& p : plan.preemptions) {
@@ -153,12 +154,13 @@ void TimesliceThread::Pass() {
         if (PreemptRunningJob(p.job_id, p.start, p.action, p.comment, &why)) {
           ++preempted;
           results.push_back(p.log);
-          if (p.preemptor != 0) granted.insert(p.preemptor);
         } else {
           results.push_back("job " + std::to_string(p.job_id) + " not preempted: " + why);
+          if (p.preemptor != 0) unserved.insert(p.preemptor);
         }
       }
-      for (uint32_t job_id : granted) GrantTopPriority(job_id);
+      for (uint32_t job_id : plan.starts)
+        if (!unserved.count(job_id)) GrantTopPriority(job_id);
       for (const budget::PlannedEmptyBy& e : plan.empty_by) SetNodeEmptyBy(e.node_index, e.empty_at);
     } catch (...) {
       timeslice_unlock_write();
@@ -178,7 +180,7 @@ void TimesliceThread::Pass() {
       error("preempt/timeslice: counts not saved: %s", st.message().c_str());
     }
   }
-  if (preempted) KickScheduler();
+  if (preempted || !plan.starts.empty()) KickScheduler();
   Summarize(MsSince(started), preempted, plan.new_automated_drains, plan.jobs_tried, now);
 }
 

@@ -7,10 +7,10 @@
 //      planner (libbudget/timeslice_plan.h: drain at contract end, then the
 //      waiting allocated jobs served in the core's order, several a pass);
 //   3. under WRITE locks (job, node; part and fed read): preempt each
-//      planned victim that still runs the same run, give each job it was
-//      done for the top priority (kGrantedPriority, libbudget/order.h) so
-//      that Slurm's scheduler starts it on the GPUs freed for it, and write
-//      the draining nodes' "empty by" promises (job_actions.h);
+//      planned victim that still runs the same run, give each job the pass
+//      gave GPUs to the top priority (kGrantedPriority, libbudget/order.h)
+//      so that Slurm's scheduler starts it there, and write the draining
+//      nodes' "empty by" promises (job_actions.h);
 //   4. outside locks: log, add to the counts file (state_counts.h), and ask
 //      slurmctld's scheduler to run.
 // budget.conf is re-read when it changes (a bad one keeps the previous

@@ -491,8 +491,8 @@ void Engine::TimeslicePass(TimePoint now) {
     uint32_t job = p.job_id - 1;
     if (jobs_[job].state != JobState::kRunning || jobs_[job].run_start != p.start) continue;
     Stop(job, now, p.for_drain ? RunEnd::kDrained : RunEnd::kPreempted, p.preemptor);
-    if (p.preemptor != 0) Boost(p.preemptor - 1);
   }
+  for (uint32_t id : plan.starts) Boost(id - 1);
 }
 
 void Engine::Boost(uint32_t job) {
