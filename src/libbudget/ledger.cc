@@ -249,7 +249,7 @@ void Ledger::ChargeRunningJob(uint32_t job_id, const std::string& path,
   const TimePoint begin = std::max(start, cursor);
   if (now <= begin) return;
   Charge(path, occupancy, begin, now, gpus);
-  if (occupancy != Series::kDemand) Charge(path, Series::kDemand, begin, now, gpus);
+  if (occupancy == Series::kAllocated) Charge(path, Series::kDemand, begin, now, gpus);
   SetChargedUntil(job_id, now);
 }
 

@@ -6,7 +6,8 @@
 //   kAllocated    GPU-seconds occupied by allocated work (min-runtime > 0);
 //                 this is what the fair-share order ranks on.
 //   kUnallocated  GPU-seconds occupied by unallocated work (min-runtime 0).
-//   kDemand       GPU-seconds asked for by running plus pending work.
+//   kDemand       GPU-seconds asked for by running plus pending ALLOCATED
+//                 work (metrics.h: free work is owed nothing).
 // Usage is charged to the path it names only; subtree sums are the caller's
 // job (the caller knows the tree).
 //
@@ -136,7 +137,8 @@ class Ledger {
   // moves its cursor to now: the way to charge a job at each pass without
   // ever charging an interval twice. A running job both occupies and
   // demands its GPUs, so the interval is charged to `occupancy`
-  // (kAllocated or kUnallocated) and to kDemand; with occupancy == kDemand
+  // (kAllocated or kUnallocated), and to kDemand for allocated work only
+  // (free work is no demand on an allocation); with occupancy == kDemand
   // only demand is charged. (Pending jobs' demand has no cursor: the caller
   // charges it with Charge(path, kDemand, last_pass, now, gpus).)
   void ChargeRunningJob(uint32_t job_id, const std::string& path,

@@ -4,11 +4,14 @@
 //
 // Definitions, per "hour" h (one report bucket of the ledger, normally
 // 3600 s; in time-compressed setups whatever report_bucket_width is):
-//   demand(h)    = kDemand GPU-seconds recorded in h
+//   demand(h)    = kDemand GPU-seconds recorded in h: running and waiting
+//                  ALLOCATED work (min-runtime > 0)
 //   owed(h)      = min(entitlement x capacity x hour, demand(h))
 //                  -- the allocation capped at the actual hourly demand:
-//                  nobody is owed time they did not ask for.
-//   delivered(h) = kAllocated GPU-seconds recorded in h
+//                  nobody is owed time they did not ask for, and free work
+//                  (min-runtime 0) asks the allocation for nothing;
+//   delivered(h) = kAllocated GPU-seconds recorded in h (the funded work's;
+//                  free work's time is reported beside it, never in it)
 // and over a period, summing the hours:
 //   delivered_over_owed     = sum delivered / sum owed; it can exceed 1
 //                             (a team that used idle GPUs beyond its share).

@@ -80,7 +80,8 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
             ++stats.requeued;
           }
         }
-        if (!job.held && job.gpus > 0) pending_gpus[node] += job.gpus;
+        if (!job.held && job.gpus > 0 && occupancy == budget::Ledger::Series::kAllocated)
+          pending_gpus[node] += job.gpus;
         ++stats.pending;
         break;
       }

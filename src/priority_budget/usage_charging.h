@@ -20,8 +20,10 @@
 //     finished job: the time it ran stays charged. (If it both ends and
 //     starts again between two passes, that tail is not seen: at most
 //     RecalcInterval x GPUs.)
-//   - Pending jobs that are not held charge demand: GPUs x [last_pass, now).
-//     Running jobs charge demand with their occupancy (Ledger::ChargeRunningJob).
+//   - Pending allocated jobs that are not held charge demand: GPUs x
+//     [last_pass, now). Running allocated jobs charge demand with their
+//     occupancy (Ledger::ChargeRunningJob). Free work (min_runtime 0) is no
+//     demand: nobody is owed time for it (libbudget/metrics.h).
 //   - Jobs whose account maps to no tree node (UnknownAccount=unallocated)
 //     are never charged.
 //   - Cursors of jobs that no longer appear (purged by slurmctld) are

@@ -363,7 +363,7 @@ void Engine::Arrive(uint32_t job, TimePoint now) {
     return;
   }
   Enqueue(job, now, now);
-  metrics_->ChangeDemand(t.account, now, double(GpusOf(j)));
+  if (t.min_runtime > 0) metrics_->ChangeDemand(t.account, now, double(GpusOf(j)));
 }
 
 void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
@@ -541,7 +541,7 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   running_jobs_.push_back(job);
   uint64_t gpus = GpusOf(j);
   if (!j.allocated_run) unallocated_busy_ += gpus;
-  metrics_->ChangeDelivered(t.account, now, double(gpus));
+  metrics_->ChangeDelivered(t.account, now, double(gpus), t.min_runtime > 0);
   events_.push(Event{now + std::min(j.remaining, t.time_limit), job, j.serial, Event::kEnd});
   if (opt_.record_timeline) {
     open_segment_[job] = out_->timeline.size();
@@ -587,7 +587,7 @@ void Engine::Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by
   MarkDirty();
   uint64_t gpus = GpusOf(j);
   if (!j.allocated_run) unallocated_busy_ -= gpus;
-  metrics_->ChangeDelivered(t.account, now, -double(gpus));
+  metrics_->ChangeDelivered(t.account, now, -double(gpus), t.min_runtime > 0);
   policy_->OnStop(job, now);
   bool ended_by_others = how == RunEnd::kPreempted || how == RunEnd::kDrained;
   if (opt_.record_timeline) {
@@ -603,7 +603,7 @@ void Engine::Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by
     j.state = JobState::kDone;
     ++finished_;
     if (how == RunEnd::kTimeout) ++timeouts_;
-    metrics_->ChangeDemand(t.account, now, -double(gpus));
+    if (t.min_runtime > 0) metrics_->ChangeDemand(t.account, now, -double(gpus));
     return;
   }
   metrics_->RecordPreemption();

@@ -250,8 +250,9 @@ void test_rejections_and_horizon(void**) {
 
 void test_waiting_jobs_count_with_their_wait_so_far(void**) {
   // A (t=0, 8 GPUs, 10000 s) holds the node; B (t=100) still waits at the
-  // horizon 1000: its wait counts as 900 s (a lower bound).
-  Workload w = MakeWorkload({{0, "a", 8, 10000, 0, true, 0}, {100, "a", 8, 10, 0, true, 0}});
+  // horizon 1000: its wait counts as 900 s (a lower bound). Both are funded
+  // work (min-runtime 60 s).
+  Workload w = MakeWorkload({{0, "a", 8, 10000, 60, true, 0}, {100, "a", 8, 10, 60, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("fifo", w, tree, 1, 1000);
   assert_int_equal(out.result.still_waiting, 1);
@@ -265,6 +266,22 @@ void test_waiting_jobs_count_with_their_wait_so_far(void**) {
   assert_true(a.owed_gpu_hours > 3.999 && a.owed_gpu_hours < 4.001);
   assert_true(a.delivered_gpu_hours > 2.222 && a.delivered_gpu_hours < 2.223);
   assert_true(a.delivered_over_owed > 0.5555 && a.delivered_over_owed < 0.5556);
+}
+
+void test_free_work_is_owed_nothing(void**) {
+  // Team a submits funded work (A: 4 GPUs) and as much free work (U: 4
+  // GPUs, min-runtime 0); both run 0-1000 on one node. Owed counts only
+  // funded demand: min(0.5 x 8 x 3600, 4 x 1000) = 4000 GPU-s = 1.111 GPU-h,
+  // delivered the funded 4000 GPU-s: 1.0; the free work's 4000 GPU-s are
+  // reported apart (1.111 GPU-h), in neither.
+  Workload w = MakeWorkload({{0, "a", 4, 1000, 60, true, 0}, {0, "a", 4, 1000, 0, true, 0}});
+  AllocationTree tree = MakeTree(kTwoTeams);
+  RunOutput out = Run("fifo", w, tree, 1, 1000);
+  const TeamResult& a = out.result.teams[0];
+  assert_true(a.owed_gpu_hours > 1.111 && a.owed_gpu_hours < 1.112);
+  assert_true(a.delivered_gpu_hours > 1.111 && a.delivered_gpu_hours < 1.112);
+  assert_true(a.free_gpu_hours > 1.111 && a.free_gpu_hours < 1.112);
+  assert_true(a.delivered_over_owed > 0.999 && a.delivered_over_owed < 1.001);
 }
 
 void test_drain_mode_ends_when_all_done(void**) {
@@ -294,6 +311,7 @@ int main() {
       cmocka_unit_test(test_non_resumable_starts_over),
       cmocka_unit_test(test_rejections_and_horizon),
       cmocka_unit_test(test_waiting_jobs_count_with_their_wait_so_far),
+      cmocka_unit_test(test_free_work_is_owed_nothing),
       cmocka_unit_test(test_drain_mode_ends_when_all_done),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

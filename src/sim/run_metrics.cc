@@ -47,6 +47,8 @@ RunMetrics::RunMetrics(const Workload& workload, const AllocationTree& tree, uin
   demand_rate_.assign(n, 0);
   delivered_since_.assign(n, start);
   demand_since_.assign(n, start);
+  free_rate_.assign(n, 0);
+  free_since_.assign(n, start);
 }
 
 RunMetrics::~RunMetrics() = default;
@@ -71,9 +73,12 @@ void RunMetrics::Charge(int32_t account, Ledger::Series series, TimePoint now, d
   *rate += delta;
 }
 
-void RunMetrics::ChangeDelivered(int32_t account, TimePoint now, double delta) {
-  Charge(account, Ledger::Series::kAllocated, now, &delivered_rate_[account],
-         &delivered_since_[account], delta);
+void RunMetrics::ChangeDelivered(int32_t account, TimePoint now, double delta, bool funded) {
+  if (funded) {
+    Charge(account, Ledger::Series::kAllocated, now, &delivered_rate_[account], &delivered_since_[account], delta);
+  } else {
+    Charge(account, Ledger::Series::kUnallocated, now, &free_rate_[account], &free_since_[account], delta);
+  }
 }
 
 void RunMetrics::ChangeDemand(int32_t account, TimePoint now, double delta) {
@@ -93,7 +98,8 @@ void RunMetrics::RecordWait(uint32_t job, Seconds wait) {
 
 void RunMetrics::Finish(PolicyResult* out) {
   for (size_t a = 0; a < workload_.accounts.size(); ++a) {
-    ChangeDelivered(int32_t(a), end_, 0);
+    ChangeDelivered(int32_t(a), end_, 0, true);
+    ChangeDelivered(int32_t(a), end_, 0, false);
     ChangeDemand(int32_t(a), end_, 0);
   }
   double period = double(end_ - start_);
@@ -127,6 +133,7 @@ void RunMetrics::Finish(PolicyResult* out) {
       team.owed_delivered_fraction = r.owed_delivered_fraction;
       team.hours = r.hours;
     }
+    team.free_gpu_hours = ledger_->WindowUsage(account, Ledger::Series::kUnallocated, end_) / 3600.0;
     out->teams.push_back(std::move(team));
   }
 }

@@ -66,6 +66,9 @@ struct TeamResult {
   double delivered_gpu_hours = 0;
   double delivered_over_owed = 1;
   double owed_delivered_fraction = 1;
+  // GPU-hours of the team's free work (min-runtime 0), which is neither
+  // owed nor counted in delivered (libbudget/metrics.h).
+  double free_gpu_hours = 0;
   std::vector<HourlyService> hours;  // for the usage picture
 };
 
@@ -101,7 +104,10 @@ class RunMetrics {
   void AdvanceTo(TimePoint now, uint64_t busy_gpus, uint64_t unallocated_gpus,
                  double fragmentation);
   // A team's running (delivered) or running+waiting (demand) GPUs change.
-  void ChangeDelivered(int32_t account, TimePoint now, double delta_gpus);
+  // `funded`: the job declared a min-runtime > 0 (the trace's contract,
+  // whatever a policy made of it); only funded work is demand and
+  // delivered, free work is counted apart.
+  void ChangeDelivered(int32_t account, TimePoint now, double delta_gpus, bool funded);
   void ChangeDemand(int32_t account, TimePoint now, double delta_gpus);
   void RecordWait(uint32_t job, Seconds wait);
   void RecordPreemption() { ++preemptions_; }
@@ -127,8 +133,8 @@ class RunMetrics {
   TimePoint last_ = 0;
   double busy_seconds_ = 0, unallocated_seconds_ = 0, free_seconds_ = 0, stranded_seconds_ = 0;
   uint64_t preemptions_ = 0;
-  std::vector<double> delivered_rate_, demand_rate_;
-  std::vector<TimePoint> delivered_since_, demand_since_;
+  std::vector<double> delivered_rate_, demand_rate_, free_rate_;
+  std::vector<TimePoint> delivered_since_, demand_since_, free_since_;
   std::vector<double> waits_all_, waits_debug_, waits_hero_;
 };
 
