@@ -24,7 +24,8 @@ void test_values_reach_the_options(void**) {
   Status st = Parse({"--trace", "t.csv", "--format=philly", "--nodes", "16", "--gpus-per-node=4",
                      "--policy", "budget,fifo", "--horizon", "7-0", "--default-min-runtime",
                      "15", "--packing", "off", "--skip-bad-rows", "--debug-max-gpus", "2",
-                     "--preempt-exempt-time", "2:00:00", "--svg-length", "1-0"},
+                     "--preempt-exempt-time", "2:00:00", "--svg-length", "1-0",
+                     "--events-json=runs.json"},
                     &o);
   assert_true(st.ok());
   assert_string_equal(o.trace_file.c_str(), "t.csv");
@@ -41,6 +42,7 @@ void test_values_reach_the_options(void**) {
   assert_false(o.engine.packing);
   assert_true(o.trace.skip_bad_rows);
   assert_int_equal(o.engine.thresholds.debug_max_gpus, 2);
+  assert_string_equal(o.events_json_file.c_str(), "runs.json");
 }
 
 struct Bad {
@@ -53,6 +55,7 @@ void test_bad_input_names_the_option(void**) {
       {{}, "give exactly one of --trace FILE and --generate SPEC"},
       {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE and --generate SPEC"},
       {{"--trace"}, "--trace: needs a value"},
+      {{"--trace", "a", "--events-json"}, "--events-json: needs a value"},
       {{"--trace", "a", "--nodes", "0"}, "--nodes: expected an integer in [1, 1048576], got '0'"},
       {{"--trace", "a", "--gpus-per-node", "65"},
        "--gpus-per-node: expected an integer in [1, 64], got '65'"},
@@ -131,6 +134,7 @@ void test_help_needs_no_workload(void**) {
   assert_true(Parse({"--help"}, &o).ok());
   assert_true(o.help);
   assert_true(UsageText().find("--svg-usage") != std::string::npos);
+  assert_true(UsageText().find("--events-json FILE") != std::string::npos);
 }
 
 }  // namespace
