@@ -43,13 +43,15 @@
 #   Everything started is stopped on exit, error or Ctrl-C.
 #
 # OPTIONS
-#   --compress F    default 60: a trace minute becomes a compressed second,
-#                   the unit Slurm records times in, so a trace of whole
-#                   minutes loses nothing to the controller's clock; a
-#                   compressed whole-minute time limit is then a trace hour.
-#                   A larger F rounds 15-minute contracts to a few seconds,
-#                   within the controller's 1-2 s passes; a smaller one
-#                   makes the replay F times longer than the trace / 60.
+#   --compress F    default 60. Slurm records times in whole seconds and
+#                   time limits in whole minutes: at 60 a trace minute is one
+#                   compressed second, so a trace of whole minutes loses
+#                   nothing to the controller's clock, and a time limit
+#                   keeps a resolution of a trace hour (one compressed
+#                   minute). A 15-minute contract becomes 15 s, well above
+#                   the 1-2 s passes. A larger F squeezes contracts towards
+#                   those passes and coarsens limits further; a smaller one
+#                   makes the replay longer (it lasts the trace's span / F).
 #   --drain nK@T, --resume nK@T   node nK (n1..nN) drained / returned to
 #                   service T after the first submission (trace time, Slurm
 #                   time format: 90 = 90 minutes, 1:30:00)
@@ -70,7 +72,8 @@
 #   a step failed; 2 bad options or input; 3 the deadline passed.
 set -euo pipefail
 
-# The scheduler production runs; the suite's time-slicing thread runs in it.
+# The SchedulerType production runs: the suite's own, whose thread does the
+# time slicing (sched/backfill once that thread runs in preempt/timeslice).
 SCHEDULER_TYPE=sched/timeslice
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,13 +83,14 @@ sim=$BUILD_DIR/src/sim/budget-sim
 lib=$repo/scripts/replay
 
 say() { printf 'replay: %s\n' "$*"; }
-die() { printf 'replay: error: %s\n' "$*" >&2; exit "${2:-1}"; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
+die() { printf 'replay: error: %s\n' "$1" >&2; exit "${2:-1}"; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit "$1"; }
 
 trace='' format=native spec='' tree='' config='' nodes='' gpn=8 factor=60 sched_params=''
 deadline='' work='' out='' asserts=() node_events=()
 while [ $# -gt 0 ]; do
-  [ $# -ge 2 ] || case $1 in --help | -h) usage ;; *) die "$1: needs a value (see --help)" 2 ;; esac
+  case $1 in --help | -h) usage 0 ;; esac
+  [ $# -ge 2 ] || die "$1: needs a value (see --help)" 2
   case $1 in
     --trace) trace=$2 ;;
     --format) format=$2 ;;

@@ -199,7 +199,8 @@ def compress_budget_conf(path, factor, tree_path):
 
 
 def compress_scheduler_parameters(text, factor):
-    items = [s.strip() for s in text.split(",") if s.strip()] if text else []
+    # "(null)" is how scontrol show config prints an unset value.
+    items = [s.strip() for s in text.split(",") if s.strip()] if text and text != "(null)" else []
     values = {}
     rest = []
     for item in items:
