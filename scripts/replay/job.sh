@@ -26,10 +26,14 @@ fi
 [ -n "$start_ms" ] || start_ms=$(now_ms)
 end_ms=$((start_ms + work_ms - done_ms))
 
-# save: the work done so far, written atomically (tmp + rename).
+# save: the work done so far, written atomically (tmp + rename). Whole
+# seconds of this run: slurmctld records the run's end as a whole second
+# (the moment it preempts; SIGTERM arrives a little later) and budget-sim
+# charges a preempted run end - start, so counting the fraction too would
+# make the next run a second shorter than the simulator's.
 save() {
   [ "$resumable" = 1 ] || return 0
-  local total=$((done_ms + $(now_ms) - start_ms))
+  local total=$((done_ms + ($(now_ms) - start_ms) / 1000 * 1000))
   [ "$total" -le "$work_ms" ] || total=$work_ms
   echo "$total" >"$ckpt.tmp.$$" && mv -f "$ckpt.tmp.$$" "$ckpt"
 }
