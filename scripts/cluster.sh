@@ -25,6 +25,9 @@
 #   SCHEDULER_TYPE     default sched/builtin
 #   PREEMPT_TYPE       default preempt/none
 #   JOB_SUBMIT_PLUGINS default contract
+#   JOB_COMP_TYPE      default jobcomp/none; jobcomp/filetxt writes one record
+#                      per run (requeued runs too) to JOB_COMP_LOC
+#   JOB_COMP_LOC       JobCompLoc (written only when set)
 #   SLURM_CONF_EXTRA   more slurm.conf lines, appended verbatim (a key given
 #                      here is dropped from the lines above it)
 #   BUDGET_CONF        contents of budget.conf (default: the sample one)
@@ -124,7 +127,8 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
+JobCompType=${JOB_COMP_TYPE:-jobcomp/none}
+$([ -n "${JOB_COMP_LOC:-}" ] && echo "JobCompLoc=$JOB_COMP_LOC")
 MpiDefault=none
 MailProg=/bin/true
 SwitchType=switch/none
@@ -335,5 +339,5 @@ case ${1:-} in
   restart-ctld) shift; cmd_restart_ctld "$@" ;;
   status) cmd_status ;;
   env) echo "export SLURM_CONF=$conf" ;;
-  *) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/engine.h"
+#include "sim/events_json.h"
 #include "sim/generator.h"
 #include "sim/options.h"
 #include "sim/progress.h"
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
 
   EngineOptions engine = o.engine;
   engine.groups = ContiguousGroups(engine.nodes, o.group_size);
-  engine.record_timeline = !o.svg_file.empty();
+  engine.record_timeline = !o.svg_file.empty() || !o.events_json_file.empty();
   TimePoint first = workload.jobs.front().submit;
   if (o.horizon >= 0) engine.until = first + o.horizon;
   if (!(st = NodeDrainsOf(o, first, &engine.drains)).ok()) return Fail(st);
@@ -101,6 +102,14 @@ int main(int argc, char** argv) {
   std::fputs(FormatTable(results).c_str(), stdout);
   if (!o.json_file.empty() && !(st = WriteTextFile(o.json_file, FormatJson(results))).ok())
     return Fail(st);
+  if (!o.events_json_file.empty()) {
+    std::vector<EventsPolicy> policies;
+    for (size_t p = 0; p < results.size(); ++p)
+      policies.push_back(EventsPolicy{results[p].policy, &outputs[p].timeline});
+    st = WriteTextFile(o.events_json_file,
+                       FormatEventsJson(workload, engine.nodes, engine.gpus_per_node, policies));
+    if (!st.ok()) return Fail(st);
+  }
   if (!o.svg_file.empty()) {
     TimelineOptions to;
     to.nodes = engine.nodes;

@@ -117,6 +117,7 @@ std::string UsageText() {
       "  --what-if exact-runtimes what-if: backfill knows every run's true length\n"
       "Output:\n"
       "  --json FILE              figures per policy\n"
+      "  --events-json FILE       every run of every job, per policy\n"
       "  --svg FILE               per-GPU timeline, one panel per policy\n"
       "  --svg-start T --svg-length T   window of the timeline (default: whole run)\n"
       "  --svg-usage FILE         delivered vs entitlement per team over time\n"
@@ -257,6 +258,8 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
       if ((st = need(&v)).ok()) st = NodeEvent(opt, v, &o->node_events);
     } else if (opt == "--json") {
       st = need(&o->json_file);
+    } else if (opt == "--events-json") {
+      st = need(&o->events_json_file);
     } else if (opt == "--svg") {
       st = need(&o->svg_file);
     } else if (opt == "--svg-usage") {

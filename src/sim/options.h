@@ -36,6 +36,7 @@ struct SimOptions {
   Seconds horizon = -1;       // --horizon, from the first submission
   std::vector<NodeEventOption> node_events;  // --drain/--resume, in order
   std::string json_file, svg_file, svg_usage_file;
+  std::string events_json_file;  // --events-json: every run of every job
   Seconds svg_start = 0, svg_length = -1;
   bool progress = true;
   bool help = false, version = false;

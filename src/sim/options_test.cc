@@ -25,7 +25,7 @@ void test_values_reach_the_options(void**) {
                      "--policy", "budget,fifo", "--horizon", "7-0", "--default-min-runtime",
                      "15", "--packing", "off", "--skip-bad-rows", "--debug-max-gpus", "2",
                      "--preempt-exempt-time", "2:00:00", "--svg-length", "1-0",
-                     "--time-limit-factor", "1.5"},
+                     "--time-limit-factor", "1.5", "--events-json=runs.json"},
                     &o);
   assert_true(st.ok());
   assert_string_equal(o.trace_file.c_str(), "t.csv");
@@ -43,6 +43,7 @@ void test_values_reach_the_options(void**) {
   assert_true(o.trace.skip_bad_rows);
   assert_int_equal(o.engine.thresholds.debug_max_gpus, 2);
   assert_true(o.trace.time_limit_factor == 1.5);
+  assert_string_equal(o.events_json_file.c_str(), "runs.json");
 }
 
 struct FactorCase {
@@ -78,6 +79,7 @@ void test_bad_input_names_the_option(void**) {
       {{}, "give exactly one of --trace FILE and --generate SPEC"},
       {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE and --generate SPEC"},
       {{"--trace"}, "--trace: needs a value"},
+      {{"--trace", "a", "--events-json"}, "--events-json: needs a value"},
       {{"--trace", "a", "--nodes", "0"}, "--nodes: expected an integer in [1, 1048576], got '0'"},
       {{"--trace", "a", "--gpus-per-node", "65"},
        "--gpus-per-node: expected an integer in [1, 64], got '65'"},
@@ -176,6 +178,7 @@ void test_help_needs_no_workload(void**) {
   assert_true(o.help);
   assert_true(UsageText().find("--svg-usage") != std::string::npos);
   assert_true(UsageText().find("--time-limit-factor F") != std::string::npos);
+  assert_true(UsageText().find("--events-json FILE") != std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Tests of the replay's comparison (compare.py) and of how it reads a real
+cluster (collect.py), on tiny hand-made inputs whose figures are worked
+out below by hand. Run: python3 scripts/replay/compare_test.py (make check
+and test/integration/test_replay.sh run it; it takes well under a second).
+
+testdata/real_events.json and testdata/sim_events.json: 2 nodes x 8 GPUs,
+F = 60, times in compressed seconds.
+
+  job acct gpus submit min_rt | real runs              | sim runs
+  1   a    8    0      10     | 0-10 preempted by 2,   | 0-10 preempted by 2,
+                              | 30-40                  | 20-30
+  2   b    1    0      15     | 10-25                  | 11-26
+  3   b    4    5      0      | 26-30 drained, 40-45   | 5-15
+  4   a    2    10     16     | 25-35                  | 24-28 preempted by 1, 30-36
+  5   c    1    20     5      | 45-50                  | never starts
+
+First starts: real 1:0 2:10 3:26 4:25 5:45; sim 1:0 2:11 3:5 4:24.
+start_order (tie 2 s), pairs of jobs started on both sides (1-4):
+  (1,2) (1,3) (1,4) (2,4): same order.               agree
+  (2,3): real 2 first by 16 s, sim 3 first by 6 s.    disagree
+  (3,4): real 4 first by 1 s (<= tie), sim 3 first.   agree (tie)
+  -> 5 / 6 = 0.8333.
+preemptions: real {(1,2), (3,drain)}, sim {(1,2), (4,1)}: 1 common of 3
+  -> 0.3333.
+delivered GPU-seconds: real a 8x10 + 8x10 + 2x10 = 180, b 1x15 + 4x4 + 4x5
+  = 51, c 1x5 = 5, total 236; sim a 80 + 80 + 2x4 + 2x6 = 180, b 15 + 4x10
+  = 55, c 0, total 235. Shares (points): a 76.27 vs 76.60, b 21.61 vs 23.40,
+  c 2.12 vs 0 -> max diff 500/236 = 2.1186 points, account c.
+start_diff x 60: |0-0|, |10-11|, |26-5|, |25-24| -> 0, 60, 1260, 60;
+  sorted 0, 60, 60, 1260: median (rank 2) 60 s, p90 (rank 4) 1260 s.
+occupancy: real 236 / (16 x 50) = 0.295; sim 235 / (16 x 36) = 0.40799.
+debug jobs (0 < min-runtime x 60 <= 900, <= 8 GPUs): 1 (600 s), 2 (900 s,
+  the bound is inclusive), 5 (300 s); not 3 (unallocated) nor 4 (960 s).
+  Waits x 60: real 0, 600, 1500 -> p90 (rank 3) 1500 s; sim 0, 660 (5 never
+  starts, left out) -> p90 (rank 2) 660 s.
+"""
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # run from the source tree: leave no __pycache__ there
+sys.path.insert(0, HERE)
+import collect  # noqa: E402
+import compare  # noqa: E402
+
+REAL = os.path.join(HERE, "testdata", "real_events.json")
+SIM = os.path.join(HERE, "testdata", "sim_events.json")
+
+
+def run_compare(*extra):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "out.json")
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text):
+            rc = compare.main(["--real", REAL, "--sim", SIM, "--factor", "60", "--out", out] + list(extra))
+        with open(out) as f:
+            return rc, json.load(f), text.getvalue()
+
+
+class CompareTest(unittest.TestCase):
+    def test_figures_worked_out_by_hand(self):
+        rc, out, text = run_compare()
+        self.assertEqual(rc, 0)
+        a = out["agreement"]
+        self.assertEqual(a["start_order_pairs"], 6)
+        self.assertAlmostEqual(a["start_order"], 5 / 6)
+        self.assertAlmostEqual(a["preemptions"], 1 / 3)
+        self.assertEqual(a["preemption_pairs"], {"real": 2, "sim": 2, "common": 1})
+        self.assertAlmostEqual(a["team_delivered_max_diff"], 500 / 236)
+        self.assertEqual(a["team_delivered_max_diff_account"], "c")
+        self.assertEqual(out["start_diff"], {"median": 60, "p90": 1260, "jobs": 4})
+        self.assertAlmostEqual(out["real"]["occupancy"], 0.295)
+        self.assertAlmostEqual(out["sim"]["occupancy"], 235 / 576)
+        self.assertEqual(out["real"]["debug_wait_p90"], 1500)
+        self.assertEqual(out["sim"]["debug_wait_p90"], 660)
+        self.assertEqual(out["real"]["debug_jobs"], 3)
+        self.assertEqual(out["sim"]["debug_jobs_never_started"], 1)
+        self.assertEqual(out["inputs"]["runs"], {"real": 7, "sim": 6})
+        self.assertIn("agreement: start order", text)
+
+    def test_tie_tolerance_is_what_makes_the_pair_agree(self):
+        # Without a tolerance, (3,4) disagrees too: 4 / 6.
+        _, out, _ = run_compare("--tie", "0")
+        self.assertAlmostEqual(out["agreement"]["start_order"], 4 / 6)
+
+    def test_thresholds_name_each_miss(self):
+        rc, out, text = run_compare("--assert-start-order", "0.95", "--assert-preemptions", "0.9",
+                                    "--assert-team-diff", "3")
+        self.assertEqual(rc, 1)
+        self.assertIn("threshold missed: start_order 0.833 < 0.95 (--assert-start-order)", text)
+        self.assertIn("threshold missed: preemptions 0.333 < 0.9 (--assert-preemptions)", text)
+        self.assertNotIn("team_delivered_max_diff", "\n".join(out["thresholds_missed"]))
+        rc, _, text = run_compare("--assert-team-diff", "2")
+        self.assertEqual(rc, 1)
+        self.assertIn("team_delivered_max_diff 2.12 points > 2 (--assert-team-diff)", text)
+        rc, _, _ = run_compare("--assert-start-order", "0.8", "--assert-preemptions", "0.3",
+                               "--assert-team-diff", "2.2")
+        self.assertEqual(rc, 0)
+
+    def test_no_preemptions_on_either_side_agree_fully(self):
+        self.assertEqual(compare.jaccard(set(), set()), 1.0)
+        self.assertEqual(compare.jaccard({(1, 2)}, set()), 0.0)
+
+    def test_a_pair_needs_two_jobs(self):
+        self.assertEqual(compare.start_order({1: 0}, {1: 5}, 2), (None, 0))
+
+
+class CollectTest(unittest.TestCase):
+    JOBCOMP = (
+        "JobId=7 UserId=root(0) GroupId=root(0) Name=trace-1 JobState=PREEMPTED Partition=gpu TimeLimit=1 "
+        "StartTime=2026-01-01T00:00:10 EndTime=2026-01-01T00:00:20 NodeList=n[1-2] NodeCnt=2 ProcCnt=2\n"
+        "JobId=8 UserId=root(0) GroupId=root(0) Name=trace-2 JobState=COMPLETED Partition=gpu TimeLimit=1 "
+        "StartTime=2026-01-01T00:00:20 EndTime=2026-01-01T00:00:35 NodeList=n2 NodeCnt=1 ProcCnt=1\n"
+        "JobId=7 UserId=root(0) GroupId=root(0) Name=trace-1 JobState=PREEMPTED Partition=gpu TimeLimit=1 "
+        "StartTime=2026-01-01T00:00:40 EndTime=2026-01-01T00:00:50 NodeList=n1 NodeCnt=1 ProcCnt=1\n"
+        "JobId=9 UserId=root(0) GroupId=root(0) Name=trace-1 JobState=COMPLETED Partition=gpu TimeLimit=1 "
+        "StartTime=2026-01-01T00:01:00 EndTime=2026-01-01T00:01:30 NodeList=n[3,5] NodeCnt=2 ProcCnt=2\n"
+        "JobId=10 UserId=root(0) GroupId=root(0) Name=other JobState=CANCELLED Partition=gpu TimeLimit=1 "
+        "StartTime=Unknown EndTime=2026-01-01T00:01:30 NodeList=(null) NodeCnt=0 ProcCnt=0\n")
+    # Two prefixes (the log's prefix is changing); a plan line that says
+    # "preempt job" but is not a preemption; a drain departure.
+    LOG = (
+        "[2026-01-01T00:00:20.100] sched/timeslice: job 8 (p, usage ratio 0.000, projected 0.040) "
+        "preempts job 7 (q, usage ratio 0.500): requeue, rule: over-served allocation\n"
+        "[2026-01-01T00:00:49.900] sched/timeslice: job 8 (alloc 0, 8 GPUs x 1 node(s)): preempt job 7 "
+        "(alloc 1, cancel, rule unallocated, preemptee ratio 0.900, preemptor projected 0.300) on node(s) 0\n"
+        "[2026-01-01T00:00:50.000] preempt/timeslice: job 7 leaves draining node n1 (protection over at "
+        "2026-01-01T00:00:50): cancel, rule: drain at contract end\n")
+
+    def test_runs_endings_and_preemptors(self):
+        with tempfile.TemporaryDirectory() as d:
+            jc, log = os.path.join(d, "jobcomp"), os.path.join(d, "log")
+            with open(jc, "w") as f:
+                f.write(self.JOBCOMP)
+            with open(log, "w") as f:
+                f.write(self.LOG)
+            runs, stops = collect.read_jobcomp(jc), collect.read_log(log)
+        self.assertEqual(len(runs), 4)
+        self.assertEqual(stops, {7: [8, "drain"]})
+        t0 = runs[0]["start"] - 10  # 2026-01-01T00:00:00 local time
+        plan = {"nodes": 5, "gpus_per_node": 8, "jobs": [
+            {"id": 1, "account": "q", "user": "u", "gpus": 16, "submit": 5, "min_runtime": 10, "resumable": False},
+            {"id": 2, "account": "p", "user": "u", "gpus": 8, "submit": 15, "min_runtime": 10, "resumable": True}]}
+        driver = {"t0": t0, "rejected": {}, "submissions": [
+            {"trace_id": 1, "slurm_id": 7}, {"trace_id": 2, "slurm_id": 8}, {"trace_id": 1, "slurm_id": 9}]}
+        out = collect.collect(plan, driver, runs, stops)
+        jobs = out["policies"]["slurm"]["jobs"]
+        self.assertEqual([(r["start"], r["end"], r["nodes"], r["ended"], r["preempted_by"]) for r in jobs[0]["runs"]],
+                         [(10, 20, ["n1", "n2"], "preempted", 2), (40, 50, ["n1"], "drained", None),
+                          (60, 90, ["n3", "n5"], "finished", None)])
+        self.assertEqual(jobs[1]["runs"][0]["ended"], "finished")
+        self.assertEqual(out["capacity_gpus"], 40)
+
+    def test_hostlists(self):
+        self.assertEqual(collect.expand_hostlist("n[1-3,7],m2"), ["n1", "n2", "n3", "n7", "m2"])
+        self.assertEqual(collect.expand_hostlist("n[08-10]"), ["n08", "n09", "n10"])
+
+
+if __name__ == "__main__":
+    unittest.main()

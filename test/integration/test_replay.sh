@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The fidelity of budget-sim against the real controller: the small case of
+# scenarios/replay_ci (48 jobs on 4 nodes x 8 GPUs at ~2.5x demand: debug
+# jobs, training, unallocated sweeps, a whole-cluster job, a node drained and
+# returned mid-run) replayed by scripts/replay.sh on a real cluster with the
+# whole suite and in budget-sim, compressed 60x (about five real minutes).
+# Each agreement figure is one check against its threshold:
+#   start order >= 0.95, preemptions (Jaccard) >= 0.90, team delivered
+#   share within 3 points;
+# and the comparison itself is unit-tested first on hand-made event files
+# (scripts/replay/compare_test.py), so that a broken figure cannot pass.
+# The intermediate files are kept in /tmp/test_replay.* when a check fails.
+. "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/test_replay.XXXXXX)
+case=$REPO/scenarios/replay_ci
+
+check "the comparison gives the figures worked out by hand (compare_test.py)" \
+  python3 "$REPO/scripts/replay/compare_test.py"
+
+start=$SECONDS
+"$REPO/scripts/replay.sh" --generate "$case/scenario.json" --tree "$case/tree.json" --config "$case/budget.conf" \
+  --nodes 4 --gpus-per-node 8 --drain n2@2:50:00 --resume n2@3:20:00 --work "$work/files" --json "$work/out.json" \
+  --assert-start-order 0.95 --assert-preemptions 0.90 --assert-team-diff 3 >"$work/replay.log" 2>&1
+rc=$?
+sed 's/^/     | /' "$work/replay.log"
+echo "     replay took $((SECONDS - start)) s"
+# 0: every figure met its threshold; 1: some missed (the checks below say
+# which); anything else: the replay itself did not complete.
+[ "$rc" -le 1 ] && [ -s "$work/out.json" ] || fail_now "scripts/replay.sh completed (exit $rc; files in $work)"
+
+# figure PATH: a value of the replay's JSON ("agreement.start_order");
+# shown PATH: the same rounded for a check's title.
+figure() { python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v = v[k]
+print(v)' "$work/out.json" "$1"; }
+shown() { python3 -c 'import sys; v = sys.argv[1]; print(v if v == "None" else "%.3f" % float(v))' "$(figure "$1")"; }
+# at_least PATH MIN / at_most PATH MAX: the figure against its threshold.
+at_least() { python3 -c 'import sys; v = sys.argv[1]; sys.exit(0 if v != "None" and float(v) >= float(sys.argv[2]) else 1)' "$(figure "$1")" "$2"; }
+at_most() { python3 -c 'import sys; v = sys.argv[1]; sys.exit(0 if v != "None" and float(v) <= float(sys.argv[2]) else 1)' "$(figure "$1")" "$2"; }
+jobs=$(figure inputs.jobs)
+all_started() { [ "$(figure real.jobs_started)" = "$jobs" ] || { echo "$(figure real.jobs_started) of $jobs started"; return 1; }; }
+no_other_endings() { [ "$(figure real.other_endings)" = "[]" ] || { figure real.other_endings; return 1; }; }
+
+check "every one of the $jobs jobs ran on the real cluster" all_started
+check "no real run failed or ended unexplained" no_other_endings
+check "start order agrees on >= 95% of pairs (measured $(shown agreement.start_order))" \
+  at_least agreement.start_order 0.95
+check "preemptions agree, Jaccard >= 0.90 (measured $(shown agreement.preemptions))" \
+  at_least agreement.preemptions 0.90
+check "each team's delivered share within 3 points (measured $(shown agreement.team_delivered_max_diff))" \
+  at_most agreement.team_delivered_max_diff 3
+echo "     start diff median $(figure start_diff.median) s, p90 $(figure start_diff.p90) s (trace seconds)"
+
+[ "$FAILED" -eq 0 ] && rm -rf "$work"
+finish
