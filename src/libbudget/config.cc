@@ -55,6 +55,17 @@ Status ParseUnknownAccount(std::string_view value, BudgetConfig* config) {
   return Status::Ok();
 }
 
+// A count of GPUs: a whole number 0 .. 1024.
+Status ParseGpuCount(std::string_view value, uint32_t* out) {
+  if (value.empty() || value.size() > 4 || value.find_first_not_of("0123456789") != std::string_view::npos) {
+    return Status::InvalidArgument("must be a whole number of GPUs, got \"" + std::string(value) + "\"");
+  }
+  long n = std::stol(std::string(value));
+  if (n > 1024) return Status::InvalidArgument("must be between 0 and 1024");
+  *out = uint32_t(n);
+  return Status::Ok();
+}
+
 const KeySpec kKeys[] = {
     {"BudgetTree", ParseTree},
     {"BudgetRefresh",
@@ -74,6 +85,16 @@ const KeySpec kKeys[] = {
      [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->max_min_runtime); }},
     {"DefaultMinRuntime",
      [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->default_min_runtime); }},
+    {"QuickStartMinRuntime",
+     [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->quick_start_min_runtime); }},
+    {"QuickStartGpus", [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_gpus); }},
+    {"HeroMinNodes",
+     [](std::string_view v, BudgetConfig* c) {
+       Status st = ParseGpuCount(v, &c->hero_min_nodes);
+       if (st.ok() && c->hero_min_nodes == 0) return Status::InvalidArgument("must be at least 1 node");
+       if (!st.ok()) return Status::InvalidArgument("must be a whole number of nodes, 1 .. 1024, got \"" + std::string(v) + "\"");
+       return st;
+     }},
 };
 
 const KeySpec* FindKey(std::string_view key) {

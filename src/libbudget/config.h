@@ -49,6 +49,13 @@ struct BudgetConfig {
   Seconds default_min_runtime = 0;         // DefaultMinRuntime
   Seconds timeslice_interval = 30;         // TimesliceInterval
   Seconds hero_wait = 30 * 60;             // HeroWait
+  uint32_t hero_min_nodes = 8;             // HeroMinNodes
+  // Quick start (preempt.h rule 3b): a job of one node with at most this
+  // many GPUs and a min-runtime of at most QuickStartMinRuntime may preempt
+  // unprotected allocated work of any other allocation, whatever the ranks.
+  // 0 GPUs turns it off.
+  Seconds quick_start_min_runtime = 15 * 60;  // QuickStartMinRuntime
+  uint32_t quick_start_gpus = 1;              // QuickStartGpus
 };
 
 // Parses the text of a budget.conf. `file` names it in error messages.

@@ -43,7 +43,10 @@ void test_reads_every_key_case_insensitively(void**) {
       "RecalcInterval=3\n"
       "UnknownAccount=Unallocated\n"
       "TimesliceInterval=2\n"
-      "HeroWait=1:00\n";
+      "HeroWait=1:00\n"
+      "HeroMinNodes=4\n"
+      "QuickStartGpus=2\n"
+      "QuickStartMinRuntime=10\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -57,6 +60,9 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kUnallocated);
   assert_int_equal(c.timeslice_interval, 2);
   assert_int_equal(c.hero_wait, 60);              // M:S 1:00
+  assert_int_equal(c.hero_min_nodes, 4);
+  assert_int_equal(c.quick_start_gpus, 2);
+  assert_int_equal(c.quick_start_min_runtime, 600);  // 10 min
 }
 
 struct BadCase {
@@ -79,6 +85,11 @@ const BadCase kBad[] = {
     {"UnknownAccount=rej\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated"},
     {"LookbackWindow=10:00\nLedgerBucket=1:00:00\n",
      "budget.conf: LedgerBucket (1:00:00) is longer than LookbackWindow (10:00)"},
+    {"QuickStartGpus=-1\n", "budget.conf:1: key QuickStartGpus: must be a whole number of GPUs, got \"-1\""},
+    {"QuickStartGpus=2000\n", "budget.conf:1: key QuickStartGpus: must be between 0 and 1024"},
+    {"QuickStartMinRuntime=soon\n", "budget.conf:1: key QuickStartMinRuntime: invalid time \"soon\""},
+    {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
+    {"HeroMinNodes=x\n", "budget.conf:1: key HeroMinNodes: must be a whole number of nodes, 1 .. 1024, got \"x\""},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
      "budget.conf: DefaultMinRuntime (2:00:00) is longer than MaxMinRuntime (1:00:00)"},
 };
@@ -140,6 +151,9 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.default_min_runtime, d.default_min_runtime);
   assert_int_equal(c.timeslice_interval, d.timeslice_interval);
   assert_int_equal(c.hero_wait, d.hero_wait);
+  assert_int_equal(c.hero_min_nodes, d.hero_min_nodes);
+  assert_int_equal(c.quick_start_gpus, d.quick_start_gpus);
+  assert_int_equal(c.quick_start_min_runtime, d.quick_start_min_runtime);
 }
 
 void test_path_beside_slurm_conf(void**) {

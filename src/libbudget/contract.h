@@ -92,9 +92,25 @@ struct JobShape {
   Seconds min_runtime = 0;
   uint32_t node_count = 1;
   uint32_t gpus_per_node = 0;
+  // A quick-start job (QuickStartRule below; preempt.h rule 3b).
+  bool quick = false;
 
   bool allocated() const { return IsAllocatedWork(min_runtime); }
   uint64_t total_gpus() const { return uint64_t{node_count} * gpus_per_node; }
+};
+
+// Which waiting jobs start quickly (budget.conf QuickStartGpus,
+// QuickStartMinRuntime): allocated work of one node with at most
+// `max_gpus` GPUs and a min-runtime of at most `max_min_runtime` (a debug
+// job: it only needs to show that it starts). max_gpus 0: none.
+struct QuickStartRule {
+  Seconds max_min_runtime = 15 * 60;
+  uint32_t max_gpus = 1;
+
+  bool Applies(const JobShape& job) const {
+    return max_gpus > 0 && job.allocated() && job.min_runtime <= max_min_runtime && job.node_count == 1 &&
+           job.gpus_per_node <= max_gpus;
+  }
 };
 
 }  // namespace budget

@@ -29,15 +29,25 @@ struct NodeRelease {
 
 }  // namespace
 
-HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueueEntry>& queue,
-                            TimePoint now) {
-  if (queue.empty()) return HeadOfLine{};
-  const QueueEntry* head = &queue.front();
+bool IsHeroSized(const QueueEntry& job, const HeroRule& rule) {
+  return rule.node_gpus > 0 && job.request.gpus_per_node == rule.node_gpus && job.request.node_count > 0 &&
+         job.request.node_count >= rule.min_nodes;
+}
+
+bool WaitedForHeroWait(const QueueEntry& job, const HeroRule& rule, TimePoint now) {
+  return now - job.waiting_since >= rule.wait;
+}
+
+HeroCandidate ChooseHero(const std::vector<QueueEntry>& queue, const HeroRule& rule, TimePoint now,
+                         uint32_t current) {
+  const QueueEntry* hero = nullptr;
   for (const QueueEntry& job : queue) {
-    if (AheadInLine(job, *head)) head = &job;
+    if (!IsHeroSized(job, rule)) continue;
+    if (current != 0 && job.job_id == current) return HeroCandidate{job.job_id, job.request, job.waiting_since};
+    if (!hero || AheadInLine(job, *hero)) hero = &job;
   }
-  if (previous.job_id == head->job_id) return previous;
-  return HeadOfLine{head->job_id, now};
+  if (!hero || !WaitedForHeroWait(*hero, rule, now)) return HeroCandidate{};
+  return HeroCandidate{hero->job_id, hero->request, hero->waiting_since};
 }
 
 Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJob>& running,
@@ -68,9 +78,9 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
     }
   }
 
-  Seconds waited = now - candidate.first_in_line_since;
+  Seconds waited = now - candidate.waiting_since;
   if (waited < hero_wait) {
-    plan->why_not = "first in line for " + std::to_string(waited) + " s, HeroWait is " + std::to_string(hero_wait) + " s";
+    plan->why_not = "waiting for " + std::to_string(waited) + " s, HeroWait is " + std::to_string(hero_wait) + " s";
     return Status::Ok();
   }
   std::vector<NodeRelease> eligible;

@@ -1,15 +1,22 @@
 // HeroPlan: nodes set aside for a whole-node ("hero") job that has waited
-// at the head of the queue for too long, so that a stream of small jobs
-// cannot keep it waiting for ever (DESIGN.md, "Packing"; issue 6 item 2).
+// too long, so that a stream of smaller jobs cannot keep it waiting for
+// ever (README "What it does": large jobs must not starve).
 //
 // Rules:
-//   - First in line: among the pending jobs that may start now, the one with
-//     the highest priority; ties to the earlier submit time, then the lower
-//     job id. Its waiting clock starts when it becomes first in line and
-//     restarts whenever another job takes the head.
-//   - A first-in-line job becomes a hero once it has been first in line for
-//     HeroWait (budget.conf) AND it asks for whole nodes: every node it takes
-//     must give it all its GPUs (gpus_per_node == the node's total GPUs).
+//   - The hero (ChooseHero): the first job in Slurm's order (the highest
+//     priority, then the earlier submit time, then the lower job id) among
+//     the waiting hero-sized jobs (at least HeroMinNodes whole nodes: every
+//     node they take gives them all its GPUs), if it has waited at least
+//     HeroWait (budget.conf) since it last became eligible (its submission
+//     or its requeue). Smaller jobs are served by time slicing; holding
+//     nodes for them, and preempting across ranks when they start, cost far
+//     more fairness than it buys (doc/simulator.md measures it).
+//     Smaller jobs do not count: a stream of them passing the head of the
+//     queue neither resets nor delays the hero's clock. Only the first
+//     whole-node job can become the hero: one behind it, of a team ranked
+//     lower, never jumps it. Once a hero, a job stays the hero until it
+//     starts or leaves the queue: with the fair-share order changing every
+//     pass, a hero displaced by each new first job would never start.
 //   - Its planned nodes are chosen among the usable nodes with exactly that
 //     many GPUs. Each node's release time is when its last running job ends
 //     or becomes preemptible, whichever comes first:
@@ -21,14 +28,18 @@
 //     best-served job ranks lowest goes first, then Slurm's node order
 //     (lower index first)). The planned start is the latest release time
 //     among the planned nodes.
-//   - Hold: until the hero starts (or stops being first in line, or leaves
-//     the queue) no other job may land on a planned node unless it would end
-//     (time limit) or become preemptible (min_runtime) by the planned start.
-//     So unallocated work (min_runtime 0) may always use them; protected work
-//     only if it is short enough. The hero itself may always use them.
-//   - Not a hero (the plan is inactive, nothing is held): no head, head not
-//     waiting long enough, head not of whole nodes, or fewer eligible nodes
-//     than it asks for.
+//   - Hold: until the hero starts (or leaves the queue, or another job
+//     becomes the hero) no other job may land on a planned node unless it
+//     would end (time limit) or become preemptible (min_runtime) by the
+//     planned start. So unallocated work (min_runtime 0) may always use
+//     them; protected work only if it is short enough. The hero itself may
+//     always use them.
+//   - At the planned start every job still on the planned nodes is past its
+//     protection: the time-slicing pass (timeslice_plan.h) then preempts
+//     them for the hero, whatever the ranks (rule "hero hold"). So a hero
+//     waits at most HeroWait plus the longest protection on its nodes.
+//   - Not a hero (the plan is inactive, nothing is held): no whole-node job
+//     has waited long enough, or fewer eligible nodes than it asks for.
 //
 // Thread safety: plain functions over values; no shared state.
 #ifndef SLURM_BUDGET_LIBBUDGET_HERO_PLAN_H_
@@ -45,23 +56,14 @@
 
 namespace budget {
 
-// A job waiting in the queue, as the head-of-line rule sees it.
+// A job waiting in the queue, as the hero rule sees it.
 struct QueueEntry {
   uint32_t job_id = 0;
   uint32_t priority = 0;    // larger = earlier; Slurm's job priority
   TimePoint submit_time = 0;
+  GpuRequest request;       // nodes x GPUs per node
+  TimePoint waiting_since = 0;  // when it last became eligible
 };
-
-// Who is first in line, and since when.
-struct HeadOfLine {
-  uint32_t job_id = 0;      // 0: the queue is empty
-  TimePoint since = 0;      // when it became first in line
-};
-
-// The head of `queue` by the rule above, its clock carried over from
-// `previous` when the same job is still first (else it starts at `now`).
-HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueueEntry>& queue,
-                            TimePoint now);
 
 // The hero plan reads of each running job (contract.h RunningJob): its
 // nodes (NodeGpus::node, a NodeState::index), start, min_runtime (0 =
@@ -71,8 +73,27 @@ HeadOfLine UpdateHeadOfLine(const HeadOfLine& previous, const std::vector<QueueE
 struct HeroCandidate {
   uint32_t job_id = 0;
   GpuRequest request;
-  TimePoint first_in_line_since = 0;
+  TimePoint waiting_since = 0;
 };
+
+// Who may be a hero (budget.conf HeroWait, HeroMinNodes) on nodes of
+// `node_gpus` GPUs.
+struct HeroRule {
+  Seconds wait = 30 * 60;
+  uint32_t min_nodes = 8;
+  uint32_t node_gpus = kDefaultGpusPerNode;
+};
+
+// Whether `job` asks for at least rule.min_nodes whole nodes (its GPUs per
+// node equal rule.node_gpus), and whether it has waited at least rule.wait.
+bool IsHeroSized(const QueueEntry& job, const HeroRule& rule);
+bool WaitedForHeroWait(const QueueEntry& job, const HeroRule& rule, TimePoint now);
+
+// The hero of `queue` by the rule above: job_id 0 when none. `current` is
+// the hero chosen before (0 if none): it stays the hero while it is in
+// `queue`.
+HeroCandidate ChooseHero(const std::vector<QueueEntry>& queue, const HeroRule& rule, TimePoint now,
+                         uint32_t current);
 
 struct HeroPlan {
   bool active = false;
@@ -82,7 +103,8 @@ struct HeroPlan {
   std::string why_not;         // why inactive, one line (empty when active)
 };
 
-// Plans nodes for `candidate` by the rules above. An inactive plan is not an
+// Plans nodes for `candidate` (one ChooseHero returned, or any job: the
+// wait is checked again) by the rules above. An inactive plan is not an
 // error. Errors: invalid nodes (ValidateNodes), a request of 0 nodes or 0
 // GPUs, a negative hero_wait, a running job on an unknown node index.
 Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJob>& running,

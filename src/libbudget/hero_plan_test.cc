@@ -8,7 +8,6 @@
 #include "libbudget/hero_plan.h"
 
 using budget::GpuRequest;
-using budget::HeadOfLine;
 using budget::HeroCandidate;
 using budget::HeroPlan;
 using budget::MayUseHeldNodes;
@@ -18,7 +17,6 @@ using budget::QueueEntry;
 using budget::RunningJob;
 using budget::StartingJob;
 using budget::Status;
-using budget::UpdateHeadOfLine;
 
 namespace {
 
@@ -51,7 +49,7 @@ HeroCandidate Hero(uint32_t nodes, uint32_t gpus, budget::TimePoint since) {
   HeroCandidate c;
   c.job_id = 99;
   c.request = GpuRequest{nodes, gpus};
-  c.first_in_line_since = since;
+  c.waiting_since = since;
   return c;
 }
 
@@ -61,29 +59,54 @@ std::string Join(const std::vector<int32_t>& v) {
   return s;
 }
 
-void test_head_of_line(void**) {
-  std::vector<QueueEntry> queue = {{5, 100, 50}, {6, 200, 60}, {7, 200, 55}};
-  // Priority 200 beats 100; between 6 and 7 (both 200) the earlier submit
-  // (55) wins: job 7, first since now.
-  HeadOfLine head = UpdateHeadOfLine(HeadOfLine{}, queue, kNow);
-  assert_int_equal(head.job_id, 7);
-  assert_int_equal(head.since, kNow);
-  // Still first 60 s later: the clock keeps its start.
-  head = UpdateHeadOfLine(head, queue, kNow + 60);
-  assert_int_equal(head.since, kNow);
-  // Job 3 ties job 7 on priority (200) and submit (55): the lower id, 3, wins.
-  queue.push_back({3, 200, 55});
-  head = UpdateHeadOfLine(head, queue, kNow + 90);
-  assert_int_equal(head.job_id, 3);
-  assert_int_equal(head.since, kNow + 90);
-  // Empty queue: nobody.
-  head = UpdateHeadOfLine(head, {}, kNow + 100);
-  assert_int_equal(head.job_id, 0);
+QueueEntry Entry(uint32_t id, uint32_t priority, budget::TimePoint submit, uint32_t nodes, uint32_t gpus,
+                 budget::TimePoint waiting_since) {
+  return QueueEntry{id, priority, submit, GpuRequest{nodes, gpus}, waiting_since};
+}
+
+// HeroWait `wait`, 8-GPU nodes, heroes of 1 node or more (HeroMinNodes=1).
+budget::HeroRule Rule(budget::Seconds wait, uint32_t min_nodes = 1) { return budget::HeroRule{wait, min_nodes, 8}; }
+
+void test_the_hero_is_the_first_whole_node_job_once_it_waited_long_enough(void**) {
+  // HeroWait 600 s, 8-GPU nodes. Job 5 (priority 300) is first in line but
+  // takes 1 GPU: small jobs never count. Jobs 6 and 7 (priority 200, whole
+  // nodes) waited 700 s; 7 was submitted earlier (55): job 7 is the first
+  // whole-node job, and a hero.
+  std::vector<QueueEntry> queue = {Entry(5, 300, 50, 1, 1, kNow - 5000), Entry(6, 200, 60, 2, 8, kNow - 700),
+                                   Entry(7, 200, 55, 2, 8, kNow - 700)};
+  HeroCandidate hero = budget::ChooseHero(queue, Rule(600), kNow, 0);
+  assert_int_equal(hero.job_id, 7);
+  assert_int_equal(hero.request.node_count, 2);
+  assert_int_equal(hero.waiting_since, kNow - 700);
+  // Job 8 (priority 400, whole nodes) arrives: it is first, waited 100 s:
+  // no hero yet (job 7 behind it never jumps it); 500 s later, job 8.
+  queue.push_back(Entry(8, 400, 70, 1, 8, kNow - 100));
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 0).job_id, 0);
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow + 500, 0).job_id, 8);
+  // Job 3 ties job 8 on priority and submit: the lower id, 3.
+  queue.push_back(Entry(3, 400, 70, 4, 8, kNow - 700));
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 0).job_id, 3);
+  // A stream of small jobs at the head changes nothing.
+  for (uint32_t id = 100; id < 110; ++id) queue.push_back(Entry(id, 500, kNow, 1, 2, kNow));
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 0).job_id, 3);
+  // Job 7, once the hero, stays the hero while it waits, though jobs 3 and
+  // 8 are now ahead of it; once it has left the queue, job 3 again.
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 7).job_id, 7);
+  std::vector<QueueEntry> without_7;
+  for (const QueueEntry& e : queue)
+    if (e.job_id != 7) without_7.push_back(e);
+  assert_int_equal(budget::ChooseHero(without_7, Rule(600), kNow, 7).job_id, 3);
+  // With HeroMinNodes=3 only job 3 (4 nodes) is hero-sized.
+  assert_int_equal(budget::ChooseHero(queue, Rule(600, 3), kNow, 0).job_id, 3);
+  assert_int_equal(budget::ChooseHero(without_7, Rule(600, 5), kNow, 0).job_id, 0);
+  // The first whole-node job did not wait long enough, or none: no hero.
+  assert_int_equal(budget::ChooseHero(queue, Rule(6000), kNow, 0).job_id, 0);
+  assert_int_equal(budget::ChooseHero({}, Rule(600), kNow, 0).job_id, 0);
 }
 
 void test_not_yet_a_hero(void**) {
   HeroPlan plan;
-  // First in line for 100 s, HeroWait 600 s: inactive.
+  // Waiting for 100 s, HeroWait 600 s: inactive.
   Status st = PlanHero(Nodes({8, 8}), {}, Hero(2, 8, kNow - 100), 600, kNow, &plan);
   assert_true(st.ok());
   assert_false(plan.active);
@@ -201,7 +224,7 @@ void test_errors(void**) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_head_of_line),
+      cmocka_unit_test(test_the_hero_is_the_first_whole_node_job_once_it_waited_long_enough),
       cmocka_unit_test(test_not_yet_a_hero),
       cmocka_unit_test(test_nodes_by_release_then_rank),
       cmocka_unit_test(test_equal_release_prefers_lowest_rank),

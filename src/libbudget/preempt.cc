@@ -58,6 +58,7 @@ PreemptVerdict Judge(const JobShape& preemptor, const Standing& preemptor_standi
   if (!preemptor.allocated()) return PreemptVerdict::kRefusedPreemptorUnallocated;
   if (!preemptee.allocated()) return PreemptVerdict::kAllowedUnallocated;
   if (preemptee.allocation == preemptor.allocation) return PreemptVerdict::kRefusedSameAllocation;
+  if (preemptor.quick) return PreemptVerdict::kAllowedQuickStart;
   if (!(preemptor_standing.rank < preemptee_standing.rank)) return PreemptVerdict::kRefusedRanksBehind;
   if (!(projected <= preemptee_standing.usage_ratio)) return PreemptVerdict::kRefusedPingPong;
   return PreemptVerdict::kAllowedOverServed;
@@ -259,6 +260,8 @@ const char* PreemptVerdictName(PreemptVerdict v) {
     case PreemptVerdict::kRefusedSameAllocation: return "same allocation";
     case PreemptVerdict::kRefusedRanksBehind: return "ranks behind";
     case PreemptVerdict::kRefusedPingPong: return "ping-pong";
+    case PreemptVerdict::kAllowedQuickStart: return "quick start";
+    case PreemptVerdict::kAllowedHeroHold: return "hero hold";
   }
   return "unknown";
 }

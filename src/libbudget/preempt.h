@@ -10,6 +10,11 @@
 //      "unallocated". This holds whatever V's allocation, including P's own:
 //      a team's free work never blocks that team's funded work;
 //   4. V is allocated work of another allocation than P's (never P's own);
+//      3b. then if P is a quick-start job (JobShape::quick, contract.h
+//      QuickStartRule: one node, few GPUs, a short min-runtime): ALLOWED,
+//      rule "quick start", whatever the ranks. A debug job must start in
+//      seconds whatever its team's standing; its protected run is short
+//      and small, and it is charged to its team like any run;
 //   5. P's allocation ranks strictly ahead of V's (lower rank);
 //   6. NO PING-PONG: P's projected usage ratio after the swap,
 //        projected = (P.window_usage + P.gpus x P.min_runtime)
@@ -64,7 +69,7 @@
 
 namespace budget {
 
-// The verdict of the pairwise rule; the first two allow.
+// The verdict of the pairwise rule; IsAllowed says which allow.
 enum class PreemptVerdict {
   kAllowedUnallocated,         // rule 3
   kAllowedOverServed,          // rule 6
@@ -73,14 +78,18 @@ enum class PreemptVerdict {
   kRefusedSameAllocation,      // rule 4
   kRefusedRanksBehind,         // rule 5
   kRefusedPingPong,            // rule 6
+  kAllowedQuickStart,          // rule 3b
+  kAllowedHeroHold,            // hero_plan.h: a hero's planned start on its held nodes
 };
 
 inline bool IsAllowed(PreemptVerdict v) {
-  return v == PreemptVerdict::kAllowedUnallocated || v == PreemptVerdict::kAllowedOverServed;
+  return v == PreemptVerdict::kAllowedUnallocated || v == PreemptVerdict::kAllowedOverServed ||
+         v == PreemptVerdict::kAllowedQuickStart || v == PreemptVerdict::kAllowedHeroHold;
 }
 
 // "unallocated", "over-served allocation", "protected", "preemptor
-// unallocated", "same allocation", "ranks behind", "ping-pong".
+// unallocated", "same allocation", "ranks behind", "ping-pong", "quick
+// start", "hero hold".
 const char* PreemptVerdictName(PreemptVerdict v);
 
 // What the projection needs besides the standings.

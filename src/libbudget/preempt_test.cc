@@ -40,8 +40,9 @@ const ClusterScale kScale{16, 1000};
 // A pending job of allocation 0: 8 GPUs on one node, min-runtime 100.
 // Projected ratio = (1600 + 8 x 100) / 8000 = 0.3.
 JobShape Pending(int32_t allocation = 0, Seconds min_runtime = 100, uint32_t node_count = 1,
-                 uint32_t gpus_per_node = 8) {
+                 uint32_t gpus_per_node = 8, bool quick = false) {
   JobShape p;
+  p.quick = quick;
   p.job_id = 99;
   p.allocation = allocation;
   p.min_runtime = min_runtime;
@@ -143,7 +144,31 @@ const PairCase kPairs[] = {
     // Projected 0.3 <= 0.9.
     {"over-served", Pending(0), {1, 1, 0, 10, false, 0, {{0, 8}}},
      PreemptVerdict::kAllowedOverServed},
+    // Rule 3b: a quick-start job of allocation 2 (rank 2, ratio 1.5) takes
+    // unprotected work of allocation 0 (rank 0), which it ranks behind ...
+    {"quick start across ranks", Pending(2, 100, 1, 1, true), {1, 0, 0, 10, true, 0, {{0, 8}}},
+     PreemptVerdict::kAllowedQuickStart},
+    // ... and of allocation 3 whatever the projections ...
+    {"quick start past ping-pong", Pending(0, 100, 1, 1, true), {1, 3, 0, 10, true, 0, {{0, 8}}},
+     PreemptVerdict::kAllowedQuickStart},
+    // ... but never protected work, nor its own allocation's.
+    {"quick start, protected", Pending(2, 100, 1, 1, true), {1, 0, 950, 100, true, 0, {{0, 8}}},
+     PreemptVerdict::kRefusedProtected},
+    {"quick start, same allocation", Pending(2, 100, 1, 1, true), {1, 2, 0, 10, true, 0, {{0, 8}}},
+     PreemptVerdict::kRefusedSameAllocation},
 };
+
+void test_quick_start_rule(void**) {
+  // QuickStartRule (contract.h): allocated, one node, at most max_gpus
+  // GPUs, min-runtime at most max_min_runtime; max_gpus 0 turns it off.
+  budget::QuickStartRule rule{900, 1};
+  assert_true(rule.Applies(Pending(0, 900, 1, 1)));
+  assert_false(rule.Applies(Pending(0, 901, 1, 1)));  // protected too long
+  assert_false(rule.Applies(Pending(0, 0, 1, 1)));    // free work preempts nothing anyway
+  assert_false(rule.Applies(Pending(0, 60, 1, 2)));   // too many GPUs
+  assert_false(rule.Applies(Pending(0, 60, 2, 1)));   // several nodes
+  assert_false((budget::QuickStartRule{900, 0}.Applies(Pending(0, 60, 1, 1))));
+}
 
 void test_pairwise_rule_and_set_choice_agree(void**) {
   for (const PairCase& c : kPairs) {
@@ -454,6 +479,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pairwise_rule_and_set_choice_agree),
       cmocka_unit_test(test_projected_ratio),
+      cmocka_unit_test(test_quick_start_rule),
       cmocka_unit_test(test_victim_order),
       cmocka_unit_test(test_set_choice),
       cmocka_unit_test(test_actions_and_explanation),

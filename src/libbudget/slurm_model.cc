@@ -41,8 +41,9 @@ bool MayUseHold(const HeroPlan& hold, const SlurmJob& job, TimePoint now) {
 class Backfill {
  public:
   Backfill(const SchedulerParams& params, std::vector<NodeState> nodes, const std::vector<RunningJob>& running,
-           const HeroPlan& hold, TimePoint now)
-      : resolution_(std::max<Seconds>(params.bf_resolution, 1)), now_(now), nodes_(std::move(nodes)),
+           const HeroPlan& hold, TimePoint now, Placement placement)
+      : placement_(placement), resolution_(std::max<Seconds>(params.bf_resolution, 1)), now_(now),
+        nodes_(std::move(nodes)),
         ends_(nodes_.size()), reserved_(nodes_.size()), held_(nodes_.size(), 0), version_(nodes_.size(), 1) {
     int32_t max_index = 0;
     for (const NodeState& n : nodes_) max_index = std::max(max_index, n.index);
@@ -85,7 +86,7 @@ class Backfill {
     for (size_t p = 0; p < view.size(); ++p)
       if ((held_[p] && !may_use_held) || Conflicts(p, now_, job.time_limit)) view[p].usable = false;
     NodeChoice choice;
-    if (!ChooseNodes(view, job.request, &choice).ok() || !choice.feasible) return false;
+    if (!ChooseWith(placement_, view, job.request, &choice).ok() || !choice.feasible) return false;
     *chosen = std::move(choice.nodes);
     return true;
   }
@@ -227,7 +228,7 @@ class Backfill {
       at_t.push_back(n);
     }
     NodeChoice choice;
-    if (!ChooseNodes(at_t, job.request, &choice).ok() || !choice.feasible) return false;
+    if (!ChooseWith(placement_, at_t, job.request, &choice).ok() || !choice.feasible) return false;
     *start = best;
     *chosen = std::move(choice.nodes);
     return true;
@@ -286,7 +287,7 @@ class Backfill {
       }
     }
     NodeChoice choice;
-    if (!ChooseNodes(at_t, r, &choice).ok() || !choice.feasible) return false;
+    if (!ChooseWith(placement_, at_t, r, &choice).ok() || !choice.feasible) return false;
     *start = std::max(t, now_);
     *chosen = std::move(choice.nodes);
     return true;
@@ -296,6 +297,7 @@ class Backfill {
     uint64_t version;
     TimePoint at;
   };
+  Placement placement_;
   Seconds resolution_;
   TimePoint now_;
   std::vector<NodeState> nodes_;
@@ -316,8 +318,32 @@ class Backfill {
 
 }  // namespace
 
+Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, const GpuRequest& request,
+                  NodeChoice* choice) {
+  if (placement == Placement::kBestFit) return ChooseNodes(nodes, request, choice);
+  *choice = NodeChoice();
+  if (request.node_count == 0 || request.gpus_per_node == 0)
+    return Status::InvalidArgument("first fit: a request of 0 nodes or 0 GPUs");
+  std::vector<const NodeState*> sorted;
+  for (const NodeState& n : nodes) sorted.push_back(&n);
+  std::sort(sorted.begin(), sorted.end(), [](const NodeState* a, const NodeState* b) { return a->index < b->index; });
+  for (const NodeState* n : sorted) {
+    if (!n->usable || n->total_gpus < request.gpus_per_node) continue;
+    bool fits = request.node_count > 1 ? n->free_gpus == n->total_gpus : n->free_gpus >= request.gpus_per_node;
+    if (!fits) continue;
+    choice->nodes.push_back(n->index);
+    if (choice->nodes.size() == request.node_count) {
+      choice->feasible = true;
+      return Status::Ok();
+    }
+  }
+  choice->nodes.clear();
+  choice->why_not = "no first fit";
+  return Status::Ok();
+}
+
 SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::vector<NodeState> nodes,
-                           const HeroPlan& hold, SlurmQueue* queue, TimePoint now) {
+                           const HeroPlan& hold, SlurmQueue* queue, TimePoint now, Placement placement) {
   SlurmPass pass;
   SlurmJob job;
   while (queue->Next(&job)) {
@@ -325,7 +351,7 @@ SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::v
     if (params.sched_max_job_start > 0 && pass.starts.size() >= params.sched_max_job_start) break;
     ++pass.tested;
     NodeChoice choice;
-    Status st = ChooseNodes(NodesFor(nodes, hold, job, now), job.request, &choice);
+    Status st = ChooseWith(placement, NodesFor(nodes, hold, job, now), job.request, &choice);
     if (!st.ok() || !choice.feasible) {
       pass.blocked_by = job.job_id;  // fail_by_part: nothing behind it starts
       break;
@@ -338,9 +364,9 @@ SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::v
 
 SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> nodes,
                       const std::vector<RunningJob>& running, const HeroPlan& hold, SlurmQueue* queue,
-                      TimePoint now) {
+                      TimePoint now, Placement placement) {
   SlurmPass pass;
-  Backfill space(params, std::move(nodes), running, hold, now);
+  Backfill space(params, std::move(nodes), running, hold, now, placement);
   const TimePoint horizon = now + params.bf_window;
   // Jobs that could not start now and are not planned yet: planned only
   // when a later job might start now (their reservations are in its way);

@@ -30,7 +30,8 @@
 // jobs start. bf_continue changes nothing here (scheduler_params.h).
 //
 // PLACEMENT, in both: the core's packing (packing.h ChooseNodes, what
-// select/topo asks cons_tres for), never on nodes held for a hero job that
+// select/topo asks cons_tres for; Placement::kFirstFit models cons_tres
+// alone), never on nodes held for a hero job that
 // the job may not use (hero_plan.h MayUseHeldNodes), as select/topo
 // removes them in RUN_NOW and WILL_RUN tests alike. A reservation's nodes
 // are the packing's choice on the GPUs free at the planned start.
@@ -120,16 +121,26 @@ struct SlurmPass {
 
 constexpr TimePoint kNeverEnds = std::numeric_limits<TimePoint>::max();
 
+// How nodes are chosen: select/topo's packing (packing.h ChooseNodes), or
+// the lowest-index nodes that fit (select/cons_tres alone, as far as GPUs
+// go: the baseline the packing is measured against).
+enum class Placement { kBestFit, kFirstFit };
+
+// The nodes `placement` chooses for `request` on `nodes`.
+Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, const GpuRequest& request,
+                  NodeChoice* choice);
+
 // The main scheduler's pass over `queue` at `now` on `nodes` (free GPUs as
 // now). `depth` jobs at most (0: no limit).
 SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::vector<NodeState> nodes,
-                           const HeroPlan& hold, SlurmQueue* queue, TimePoint now);
+                           const HeroPlan& hold, SlurmQueue* queue, TimePoint now,
+                           Placement placement = Placement::kBestFit);
 
 // Backfill's pass. `running`: every running job, with its nodes and GPUs,
 // start and time_limit (its planned end).
 SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> nodes,
                       const std::vector<RunningJob>& running, const HeroPlan& hold, SlurmQueue* queue,
-                      TimePoint now);
+                      TimePoint now, Placement placement = Placement::kBestFit);
 
 }  // namespace budget
 

@@ -55,17 +55,19 @@ PendingJob OrderKey(const WaitingJob& w) {
 // unallocated (or unrankable) ones for anyone, allocated ones of ranks
 // behind it (rules 1, 2, 3 and 5 of preempt.h; a necessary condition).
 struct PreemptableGpus {
-  std::vector<uint64_t> behind;  // [r] = GPUs of allocations of rank > r ... suffix sums
+  std::vector<uint64_t> behind;  // [r] = GPUs of allocations of rank >= r (suffix sums)
   uint64_t unallocated = 0;
+  uint64_t all = 0;  // every unprotected job's (what a quick-start job may take)
 
   void Count(const std::vector<RunningJob>& candidates, const std::vector<Standing>& standings, TimePoint now) {
     uint32_t ranks = 0;
     for (const Standing& s : standings)
       if (s.rank != UINT32_MAX) ranks = std::max(ranks, s.rank + 1);
     behind.assign(size_t(ranks) + 1, 0);
-    unallocated = 0;
+    unallocated = all = 0;
     for (const RunningJob& r : candidates) {
       if (r.IsProtectedAt(now)) continue;
+      all += r.total_gpus();
       const Standing& s = StandingOf(standings, r.allocation);
       bool ranked = r.allocation >= 0 && size_t(r.allocation) < standings.size() && s.rank < ranks;
       if (!r.allocated() || !ranked) {
@@ -77,7 +79,9 @@ struct PreemptableGpus {
     for (size_t k = behind.size() - 1; k-- > 0;) behind[k] += behind[k + 1];
   }
 
-  uint64_t For(int32_t allocation, const std::vector<Standing>& standings) const {
+  uint64_t For(const JobShape& job, const std::vector<Standing>& standings) const {
+    if (job.quick) return all;
+    const int32_t allocation = job.allocation;
     uint64_t n = unallocated;
     const Standing& s = StandingOf(standings, allocation);
     if (allocation >= 0 && size_t(allocation) < standings.size() && size_t(s.rank) + 1 < behind.size())
@@ -238,18 +242,92 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
 
   // Shapes whose choice found nothing since the cluster last changed.
   std::vector<std::tuple<int32_t, uint32_t, uint32_t, Seconds>> failed;
-  for (const WaitingJob& w : in.waiting) {
+  uint32_t choices = 0;
+  // A hero whose planned start has come gets its held nodes: every job
+  // still on them is past its protection (hero_plan.h).
+  if (in.hold.active && now >= in.hold.planned_start) {
+    auto hero = std::find_if(in.waiting.begin(), in.waiting.end(),
+                             [&](const WaitingJob& w) { return w.shape.job_id == in.hold.job_id; });
+    if (hero != in.waiting.end() && hero->shape.node_count <= in.hold.nodes.size()) {
+      auto held = [&](int32_t n) { return std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n) != in.hold.nodes.end(); };
+      std::vector<size_t> victims;
+      bool all_unprotected = true;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        bool on_held = false;
+        for (const NodeGpus& n : candidates[i].nodes) on_held = on_held || held(n.node);
+        if (!on_held) continue;
+        if (candidates[i].IsProtectedAt(now)) all_unprotected = false;
+        victims.push_back(i);
+      }
+      // Work the pass cannot preempt (a job leaving already, unrankable
+      // allocated work) on a held node: wait for it.
+      for (const RunningJob& job : in.running) {
+        if (std::find_if(candidates.begin(), candidates.end(), [&](const RunningJob& c) { return c.job_id == job.job_id; }) !=
+            candidates.end())
+          continue;
+        for (const NodeGpus& n : job.nodes) all_unprotected = all_unprotected && !held(n.node);
+      }
+      if (all_unprotected) {
+        const JobShape& shape = hero->shape;
+        for (size_t i : victims) {
+          const RunningJob& job = candidates[i];
+          PlannedPreemption p;
+          p.job_id = job.job_id;
+          p.start = job.start;
+          p.action = job.action();
+          p.preemptor = shape.job_id;
+          p.rule = PreemptVerdict::kAllowedHeroHold;
+          if (in.explain) {
+            p.comment = FormatPreemptionNote(shape.job_id, now, PreemptVerdictName(p.rule));
+            p.log = "job " + std::to_string(shape.job_id) + " (" + PathOf(in, shape.allocation) +
+                    ", hero, planned start reached) preempts job " + std::to_string(job.job_id) + " (" +
+                    (job.allocated() ? PathOf(in, job.allocation) : std::string("unallocated")) +
+                    ") on its held nodes: " + PreemptActionName(p.action) + ", rule: hero hold";
+          }
+          plan->preemptions.push_back(std::move(p));
+          for (const NodeGpus& n : job.nodes) {
+            auto it = position.find(n.node);
+            if (it == position.end()) continue;
+            NodeState& s = nodes[it->second];
+            s.free_gpus = std::min(s.total_gpus, s.free_gpus + n.gpus);
+            if (s.usable) free_total += n.gpus;
+          }
+        }
+        for (size_t k = victims.size(); k-- > 0;) candidates.erase(candidates.begin() + std::ptrdiff_t(victims[k]));
+        if (!victims.empty()) ++plan->jobs_served;
+        std::vector<int32_t> targets(in.hold.nodes.begin(), in.hold.nodes.begin() + shape.node_count);
+        plan->starts.push_back(shape.job_id);
+        grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
+        if (counted.insert(shape.job_id).second && size_t(shape.allocation) < standings.size())
+          standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
+        Take(&nodes, targets, shape.gpus_per_node);
+        free_total -= std::min<uint64_t>(free_total, shape.total_gpus());
+        preemptable.Count(candidates, standings, now);
+      }
+    }
+  }
+  // Quick-start jobs first (rule 3b of preempt.h), each group in the
+  // given (core) order.
+  std::vector<const WaitingJob*> order;
+  for (const WaitingJob& w : in.waiting)
+    if (w.shape.quick) order.push_back(&w);
+  for (const WaitingJob& w : in.waiting)
+    if (!w.shape.quick) order.push_back(&w);
+  for (const WaitingJob* waiting : order) {
+    const WaitingJob& w = *waiting;
     const JobShape& shape = w.shape;
+    if (std::find(plan->starts.begin(), plan->starts.end(), shape.job_id) != plan->starts.end()) continue;
     if (!shape.allocated() || shape.total_gpus() == 0 || shape.allocation == kNoAllocation) continue;
     if (plan->jobs_tried >= kMaxJobsTried) break;
     ++plan->jobs_tried;
-    if (free_total + preemptable.For(shape.allocation, standings) < shape.total_gpus()) continue;
+    if (free_total + preemptable.For(shape, standings) < shape.total_gpus()) continue;
     auto key = std::make_tuple(shape.allocation, shape.node_count, shape.gpus_per_node, shape.min_runtime);
     if (std::find(failed.begin(), failed.end(), key) != failed.end()) continue;
     if (!EnoughAllowed(shape, candidates, standings, in.scale, free_total, now)) {
       failed.push_back(key);
       continue;
     }
+    if (choices++ >= kMaxChoices) break;
     // Held nodes are no targets for a job that may not use them.
     std::vector<NodeState> targets = nodes;
     if (in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now)) {

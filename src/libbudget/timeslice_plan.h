@@ -12,8 +12,9 @@
 //     draining with jobs on it is one automated drain (counted once).
 // (b) TIME SLICING (preempt.h ChoosePreemption). The waiting allocated jobs
 //     are served in the core's job order (order.h JobBefore: rank, user
-//     priority, submit time, job id; Slurm's own queue order), at most
-//     kMaxJobsTried of them per pass. For each, on the cluster as the pass
+//     priority, submit time, job id; Slurm's own queue order), quick-start
+//     jobs (contract.h QuickStartRule, preempt.h rule 3b) first, at most
+//     kMaxJobsTried of them per pass (see Bound). For each, on the cluster as the pass
 //     has changed it so far:
 //       - it fits already: it is given the GPUs (plan.starts), nothing is
 //         preempted;
@@ -25,6 +26,10 @@
 //       - else nothing, and the next job is tried: a job that cannot be
 //         served does not block smaller jobs behind it (Slurm's backfill
 //         would not either).
+//     First of all, once a hero's planned start has come (hero_plan.h),
+//     every job still on its held nodes is past its protection: they are
+//     preempted for the hero whatever the ranks (rule "hero hold"), and
+//     the hero is given the nodes.
 //     Either way its team is committed the job's protected run
 //     (commitments.h), so that the team's next job in the same pass projects
 //     both runs. Nodes held for a hero (hero_plan.h) are not targets for a
@@ -35,15 +40,17 @@
 // planner's own: nothing a user can write (a job's Comment, say) can make
 // a grant, and a grant is never dated after the pass that made it.
 //
-// Bound: a pass tries at most kMaxJobsTried waiting jobs (Slurm's
-// default_queue_depth) and calls ChoosePreemption at most once per job and
-// once per shape (allocation, nodes, GPUs per node, min-runtime: all the
-// choice depends on) until a preemption changes the cluster, and only
-// after two necessary conditions: in O(1), free GPUs plus those of
-// unprotected running jobs that are unallocated or rank behind the job
-// cover it; in O(running), so do free GPUs plus those of the running jobs
-// the pairwise rule lets it preempt. O(running log running + tried x
-// running) per pass.
+// Bound: a pass looks at up to kMaxJobsTried waiting jobs (deep enough that
+// a small job of a team ranked last is reached behind hundreds of waiting
+// jobs of the teams ahead: the case of a debug job at 2-3x demand), and
+// calls ChoosePreemption at most kMaxChoices times: once per job, once per
+// shape (allocation, nodes, GPUs per node, min-runtime: all the choice
+// depends on) until a preemption changes the cluster, and only after two
+// necessary conditions: in O(1), free GPUs plus those of unprotected
+// running jobs that are unallocated or rank behind the job cover it; in
+// O(running), so do free GPUs plus those of the running jobs the pairwise
+// rule lets it preempt. O(tried + (running log running) x choices) per
+// pass.
 //
 // Thread safety: one planner per thread of passes; Plan() updates the drain
 // and grant memory.
@@ -136,7 +143,8 @@ void SortWaitingJobs(const std::vector<Standing>& standings, std::vector<Waiting
 
 class TimeslicePlanner {
  public:
-  static constexpr uint32_t kMaxJobsTried = 100;
+  static constexpr uint32_t kMaxJobsTried = 1000;
+  static constexpr uint32_t kMaxChoices = 100;
 
   TimeslicePlan Plan(const TimesliceInputs& in, TimePoint now);
 

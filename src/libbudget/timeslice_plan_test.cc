@@ -292,12 +292,75 @@ void test_jobs_that_fit_already_are_given_the_gpus(void**) {
   assert_int_equal(plan.preemptions.size(), 1);
 }
 
+void test_a_small_job_behind_many_is_reached(void**) {
+  // teama (rank 0) has 300 waiting 2-node jobs that cannot be served (n1
+  // runs protected teamb work, and a 2-node job needs both nodes), then a
+  // 1-GPU job submitted later: the pass reaches it past the 300 (one
+  // choice for their identical shape) and gives it n2's unprotected
+  // victim.
+  budget::TimesliceInputs in = Cluster(2);
+  in.running = {Running(1, kTeamB, kNow - 5, 600, {0}, 8), Running(2, kTeamB, kNow - 900, 20, {1}, 8)};
+  for (uint32_t id = 10; id < 310; ++id) in.waiting.push_back(Waiting(id, kTeamA, 60, 2, 8, kNow - 1000));
+  in.waiting.push_back(Waiting(400, kTeamA, 60, 1, 1, kNow - 10));
+  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+  assert_int_equal(plan.jobs_tried, 301);
+  assert_true((Victims(plan) == std::vector<uint32_t>{2}));
+  assert_true((plan.starts == std::vector<uint32_t>{400}));
+}
+
+void test_quick_start_jobs_go_first_and_across_ranks(void**) {
+  // teamb (rank 1, ratio 1.0) waits with a 1-GPU quick-start job; teama
+  // (rank 0) runs unprotected on the only node and also waits with a big
+  // job. Rule 3b: teamb's debug job preempts teama's run, which rank 1
+  // could not; it is served before teama's own waiting job.
+  budget::TimesliceInputs in = Cluster(1);
+  in.running = {Running(1, kTeamA, kNow - 900, 20, {0}, 8)};
+  WaitingJob debug = Waiting(7, kTeamB, 900, 1, 1, kNow - 5);
+  debug.shape.quick = true;
+  in.waiting = {Waiting(6, kTeamA, 600, 1, 8, kNow - 50), debug};
+  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+  assert_int_equal(plan.preemptions.size(), 1);
+  assert_int_equal(plan.preemptions[0].job_id, 1);
+  assert_int_equal(plan.preemptions[0].preemptor, 7);
+  assert_true(plan.preemptions[0].rule == budget::PreemptVerdict::kAllowedQuickStart);
+  assert_true((plan.starts == std::vector<uint32_t>{7}));
+  // Not quick: the same job ranks behind and preempts nothing.
+  in.waiting[1].shape.quick = false;
+  assert_int_equal(TimeslicePlanner().Plan(in, kNow).preemptions.size(), 0);
+}
+
+void test_a_hero_takes_its_held_nodes_at_its_planned_start(void**) {
+  // Hero job 50 (teamb, 2 nodes) holds n1 and n2, planned start kNow. n1
+  // runs teama's unprotected job 1, n2 runs unallocated job 2; n3 runs
+  // teama's job 3, not held. teamb ranks behind teama, yet at the planned
+  // start jobs 1 and 2 go (rule "hero hold") and the hero gets the nodes.
+  budget::TimesliceInputs in = Cluster(3);
+  in.running = {Running(1, kTeamA, kNow - 900, 20, {0}, 8), Running(2, budget::kNoAllocation, kNow - 900, 0, {1}, 8),
+                Running(3, kTeamA, kNow - 900, 20, {2}, 8)};
+  in.hold.active = true;
+  in.hold.job_id = 50;
+  in.hold.nodes = {0, 1};
+  in.hold.planned_start = kNow;
+  in.waiting = {Waiting(50, kTeamB, 3600, 2, 8)};
+  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+  assert_true((Victims(plan) == std::vector<uint32_t>{1, 2}));
+  assert_true(plan.preemptions[0].rule == budget::PreemptVerdict::kAllowedHeroHold);
+  assert_true((plan.starts == std::vector<uint32_t>{50}));
+  // Before the planned start, nothing of the kind.
+  in.hold.planned_start = kNow + 60;
+  assert_int_equal(TimeslicePlanner().Plan(in, kNow).preemptions.size(), 0);
+  // A protected job still on a held node at the planned start: wait.
+  in.hold.planned_start = kNow;
+  in.running[0] = Running(1, kTeamA, kNow - 10, 600, {0}, 8);
+  assert_int_equal(TimeslicePlanner().Plan(in, kNow).preemptions.size(), 0);
+}
+
 void test_at_most_kMaxJobsTried_jobs_a_pass(void**) {
-  // 150 waiting 1-GPU teama jobs and nothing to preempt: the pass looks at
-  // 100 of them and stops.
+  // 1500 waiting 1-GPU teama jobs and nothing to preempt: the pass looks at
+  // 1000 of them and stops.
   budget::TimesliceInputs in = Cluster(1);
   in.running = {Running(1, kTeamA, kNow - 100, 20, {0}, 8)};
-  for (uint32_t id = 10; id < 160; ++id) in.waiting.push_back(Waiting(id, kTeamA, 60, 1, 1));
+  for (uint32_t id = 10; id < 1510; ++id) in.waiting.push_back(Waiting(id, kTeamA, 60, 1, 1));
   TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
   assert_int_equal(plan.jobs_tried, TimeslicePlanner::kMaxJobsTried);
   assert_int_equal(plan.preemptions.size(), 0);
@@ -317,6 +380,9 @@ int main() {
       cmocka_unit_test(test_takes_a_multi_node_job_whole_and_no_more),
       cmocka_unit_test(test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them),
       cmocka_unit_test(test_jobs_that_fit_already_are_given_the_gpus),
+      cmocka_unit_test(test_a_small_job_behind_many_is_reached),
+      cmocka_unit_test(test_quick_start_jobs_go_first_and_across_ranks),
+      cmocka_unit_test(test_a_hero_takes_its_held_nodes_at_its_planned_start),
       cmocka_unit_test(test_at_most_kMaxJobsTried_jobs_a_pass),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

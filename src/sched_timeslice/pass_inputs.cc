@@ -6,7 +6,8 @@
 namespace timeslice {
 
 budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const std::vector<NodeFacts>& nodes,
-                                     const StandingsView& view, const budget::PackingState* packing) {
+                                     const StandingsView& view, const budget::PackingState* packing,
+                                     const budget::QuickStartRule& quick) {
   budget::TimesliceInputs in;
   std::unordered_map<std::string, int32_t> index_of;
   for (const NodeFacts& n : nodes) {
@@ -26,6 +27,7 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
     if (!job.pending || !job.waits_for_resources || job.gpus_per_node == 0) continue;
     budget::WaitingJob w;
     w.shape = ShapeOf(job, view);
+    w.shape.quick = quick.Applies(w.shape);
     w.user_priority = job.user_priority;
     w.submit_time = job.submit_time;
     w.time_limit = job.time_limit;

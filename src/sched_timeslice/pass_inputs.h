@@ -25,9 +25,11 @@
 
 namespace timeslice {
 
-// `packing` may be null (no state published).
+// `packing` may be null (no state published); `quick` says which waiting
+// jobs are quick-start jobs (budget.conf QuickStart*).
 budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const std::vector<NodeFacts>& nodes,
-                                     const StandingsView& view, const budget::PackingState* packing);
+                                     const StandingsView& view, const budget::PackingState* packing,
+                                     const budget::QuickStartRule& quick);
 
 }  // namespace timeslice
 

@@ -111,6 +111,7 @@ void TimesliceThread::ReloadIfChanged() {
          long(config.timeslice_interval), long(config.default_min_runtime));
   config_.interval = config.timeslice_interval;
   config_.default_min_runtime = config.default_min_runtime;
+  config_.quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus};
 }
 
 void TimesliceThread::Pass() {
@@ -137,7 +138,7 @@ void TimesliceThread::Pass() {
   auto view = standings_.View(now);
   budget::PackingState packing;
   bool has_packing = budget::LoadPackingState(config.state_dir + "/" + budget::kPackingStateFile, &packing).ok();
-  budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr);
+  budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr, config.quick);
   if (!config.slicing) in.waiting.clear();  // PreemptMode=OFF: drains only
   budget::TimeslicePlan plan = planner_.Plan(in, now);
   for (const std::string& line : plan.log) Log(line);

@@ -29,6 +29,7 @@
 #include <string>
 #include <thread>
 
+#include "libbudget/contract.h"
 #include "libbudget/standing.h"
 #include "libbudget/timeslice_plan.h"
 #include "sched_timeslice/standings_cache.h"
@@ -41,6 +42,7 @@ struct ThreadConfig {
   std::string budget_conf;
   budget::Seconds interval = 30;
   budget::Seconds default_min_runtime = 0;
+  budget::QuickStartRule quick;  // QuickStartGpus, QuickStartMinRuntime
   std::string state_dir;
   // PreemptMode=OFF: drains still run at contract end, nothing is time
   // sliced.

@@ -107,6 +107,7 @@ std::string StateSaveDir() { return slurm_conf.state_save_location ? slurm_conf.
 // `announce`: log the values even if they did not change (at init).
 bool LoadSteeringConfig(bool announce) {
   static budget::Seconds announced_hero_wait = -1;
+  static uint32_t announced_hero_min_nodes = 0;
   const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
   std::string path = budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
   budget::BudgetConfig config;
@@ -118,10 +119,12 @@ bool LoadSteeringConfig(bool announce) {
   }
   if (missing) info("select/topo: %s not found, using the defaults", path.c_str());
   topo::ConfigureSteering(config, StateSaveDir());
-  if (!announce && config.hero_wait == announced_hero_wait) return true;
+  if (!announce && config.hero_wait == announced_hero_wait && config.hero_min_nodes == announced_hero_min_nodes)
+    return true;
   announced_hero_wait = config.hero_wait;
-  info("select/topo: packing GPUs over %s; HeroWait=%ld s; state in %s/select_topo_state.json", kWrapped,
-       long(config.hero_wait), StateSaveDir().c_str());
+  announced_hero_min_nodes = config.hero_min_nodes;
+  info("select/topo: packing GPUs over %s; HeroWait=%ld s, HeroMinNodes=%u; state in %s/select_topo_state.json",
+       kWrapped, long(config.hero_wait), config.hero_min_nodes, StateSaveDir().c_str());
   return true;
 }
 

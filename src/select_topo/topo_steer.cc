@@ -18,9 +18,9 @@ namespace {
 // Everything select/topo remembers between calls. Guarded by g_mutex.
 struct SteeringState {
   budget::Seconds hero_wait = 30 * 60;
+  uint32_t hero_min_nodes = 8;
   budget::Seconds default_min_runtime = 0;
   std::string state_file;
-  budget::HeadOfLine head;
   budget::HeroPlan plan;
   std::vector<int> held;          // Slurm node indices the plan holds
   std::vector<std::string> held_names;
@@ -77,28 +77,24 @@ void PublishLocked(const NodeView& view, time_t now) {
   if (!st.ok()) error("select/topo: state file not written: %s", st.message().c_str());
 }
 
-// Recomputes who is first in line and, for a whole-node job waiting long
-// enough, the nodes held for it. REQUIRES: g_mutex held.
+// Recomputes the hero (the first whole-node job that has waited HeroWait,
+// libbudget/hero_plan.h) and the nodes held for it. REQUIRES: g_mutex held.
 void RefreshHeroPlan(const NodeView& view, time_t now) {
   if (g_state.plan_time == now) return;
   g_state.plan_time = now;
   List jobs = SlurmctldJobList();
-  std::vector<job_record_t*> records;
-  std::vector<budget::QueueEntry> queue = QueuedJobs(jobs, now, &records);
-  g_state.head = budget::UpdateHeadOfLine(g_state.head, queue, now);
+  std::vector<budget::QueueEntry> queue = QueuedJobs(jobs, now);
+  uint32_t node_gpus = 0;
+  for (const budget::NodeState& n : view.nodes) node_gpus = std::max(node_gpus, n.total_gpus);
+  budget::HeroRule rule{g_state.hero_wait, g_state.hero_min_nodes, node_gpus};
+  budget::HeroCandidate candidate = budget::ChooseHero(queue, rule, now, g_state.plan.active ? g_state.plan.job_id : 0);
 
   budget::HeroPlan plan;
-  const job_record_t* head_ptr = nullptr;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    if (queue[i].job_id == g_state.head.job_id) head_ptr = records[i];
-  }
-  budget::GpuRequest request;
-  if (head_ptr && head_ptr->details && JobGpuRequest(head_ptr, head_ptr->details->min_nodes, &request)) {
-    budget::HeroCandidate candidate{head_ptr->job_id, request, g_state.head.since};
+  if (candidate.job_id != 0) {
     budget::Status st = budget::PlanHero(view.nodes, RunningJobs(jobs, view, g_state.default_min_runtime), candidate,
                                          g_state.hero_wait, now, &plan);
     if (!st.ok() && st.message() != g_state.last_plan_error) {
-      error("select/topo: no hero plan for JobId=%u: %s", head_ptr->job_id, st.message().c_str());
+      error("select/topo: no hero plan for JobId=%u: %s", candidate.job_id, st.message().c_str());
       g_state.last_plan_error = st.message();
     }
     if (!st.ok()) plan = budget::HeroPlan{};
@@ -121,8 +117,9 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
   std::sort(previous_set.begin(), previous_set.end());
   bool news = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id || held_set != previous_set;
   if (news && plan.active) {
-    info("select/topo: JobId=%u first in line for %ld s (HeroWait %ld s): nodes %s held for it, planned start in %ld s",
-         plan.job_id, long(now - g_state.head.since), long(g_state.hero_wait), JoinNames(held_names).c_str(),
+    info("select/topo: JobId=%u has waited %ld s for whole nodes (HeroWait %ld s): nodes %s held for it, planned "
+         "start in %ld s",
+         plan.job_id, long(now - candidate.waiting_since), long(g_state.hero_wait), JoinNames(held_names).c_str(),
          long(plan.planned_start - now));
   } else if (news && g_state.plan.active) {
     info("select/topo: hold for JobId=%u released", g_state.plan.job_id);
@@ -183,6 +180,7 @@ bool TryPackedChoices(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitma
 void ConfigureSteering(const budget::BudgetConfig& config, const std::string& state_dir) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_state.hero_wait = config.hero_wait;
+  g_state.hero_min_nodes = config.hero_min_nodes;
   g_state.default_min_runtime = config.default_min_runtime;
   g_state.state_file = state_dir.empty() ? "" : state_dir + "/" + budget::kPackingStateFile;
 }

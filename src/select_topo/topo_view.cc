@@ -142,9 +142,8 @@ List SlurmctldJobList() {
   return job_list_ptr ? *job_list_ptr : nullptr;
 }
 
-std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records) {
+std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now) {
   std::vector<budget::QueueEntry> queue;
-  records->clear();
   if (!jobs) return queue;
   ListIterator it = list_iterator_create(jobs);
   while (job_record_t* job_ptr = static_cast<job_record_t*>(list_next(it))) {
@@ -156,9 +155,13 @@ std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now, std::vector<jo
         job_ptr->state_reason != WAIT_RESOURCES) {
       continue;
     }
-    queue.push_back(budget::QueueEntry{job_ptr->job_id, job_ptr->priority,
-                                      static_cast<budget::TimePoint>(job_ptr->details->submit_time)});
-    records->push_back(job_ptr);
+    budget::QueueEntry entry;
+    entry.job_id = job_ptr->job_id;
+    entry.priority = job_ptr->priority;
+    entry.submit_time = static_cast<budget::TimePoint>(job_ptr->details->submit_time);
+    entry.waiting_since = std::max(entry.submit_time, static_cast<budget::TimePoint>(job_ptr->details->begin_time));
+    if (!JobGpuRequest(job_ptr, job_ptr->details->min_nodes, &entry.request)) continue;
+    queue.push_back(entry);
   }
   list_iterator_destroy(it);
   return queue;

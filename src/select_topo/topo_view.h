@@ -51,8 +51,10 @@ List SlurmctldJobList();
 
 // Pending jobs that wait only for nodes (reason None, Priority or
 // Resources: not held, no unmet dependency, no limit reached) and whose
-// begin time has passed; records[i] is the record of the i-th job.
-std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now, std::vector<job_record_t*>* records);
+// begin time has passed, with their GPU request (jobs whose request the
+// packing cannot model are left out) and the time they last became
+// eligible (submission or requeue, and begin time).
+std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now);
 
 // Running and suspended jobs on GPU nodes, for the hero plan.
 std::vector<budget::RunningJob> RunningJobs(List jobs, const NodeView& view, budget::Seconds default_min_runtime);

@@ -128,6 +128,7 @@ JobShape BudgetPolicy::PendingShape(uint32_t job) const {
   s.min_runtime = j.min_runtime;
   s.node_count = j.shape.node_count;
   s.gpus_per_node = j.shape.gpus_per_node;
+  s.quick = QuickStartRule{ctx_.config->quick_start_min_runtime, ctx_.config->quick_start_gpus}.Applies(s);
   return s;
 }
 

@@ -43,6 +43,8 @@ class BudgetPolicy : public Policy {
   void Recompute(TimePoint now) override;
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
+  size_t LaneOf(uint32_t job) const override;
+  PendingQueue::Key KeyOf(uint32_t job) const override;
   Preemption preemption() const override { return Preemption::kTimeslice; }
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
@@ -56,8 +58,6 @@ class BudgetPolicy : public Policy {
   const FairShareOrder& order() const { return order_; }
 
  private:
-  size_t LaneOf(uint32_t job) const;
-  PendingQueue::Key KeyOf(uint32_t job) const;
   void Flush(NodeId node, TimePoint now);
 
   std::unique_ptr<Ledger> ledger_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <set>
 #include <tuple>
 
 #include "libbudget/hero_plan.h"
@@ -74,6 +75,7 @@ class Engine {
  private:
   friend class LaneQueue;
   bool suite() const { return policy_->preemption() == Policy::Preemption::kTimeslice; }
+  Placement placement() const { return opt_.packing ? Placement::kBestFit : Placement::kFirstFit; }
   bool Eligible(uint32_t job, TimePoint now) const { return jobs_[job].eligible_at <= now; }
   bool IsBoosted(uint32_t job) const {
     return !boosted_.empty() && std::find(boosted_.begin(), boosted_.end(), job) != boosted_.end();
@@ -119,8 +121,11 @@ class Engine {
   TimePoint end_ = 0;
   // The suite's state between passes.
   TimeslicePlanner planner_;
-  HeadOfLine head_;
   HeroPlan hold_;
+  // Waiting jobs that ask for whole nodes (hero candidates), and the
+  // position of each lane in the lane order (Slurm's order, for the hero).
+  std::set<uint32_t> whole_node_pending_;
+  std::vector<uint32_t> lane_rank_;
   std::vector<uint8_t> draining_;  // per node
   uint32_t draining_count_ = 0;
   std::vector<std::string> node_names_, paths_;
@@ -337,6 +342,9 @@ Status Engine::Run() {
 void Engine::Recompute(TimePoint now) {
   std::vector<uint32_t> before = policy_->lane_order();
   policy_->Recompute(now);
+  const std::vector<uint32_t>& order = policy_->lane_order();
+  lane_rank_.assign(policy_->queue().lane_count(), uint32_t(order.size()));
+  for (size_t i = 0; i < order.size(); ++i) lane_rank_[order[i]] = uint32_t(i);
   // priority/budget's pass gives granted jobs their own priority back.
   if (!boosted_.empty()) MarkDirty();
   boosted_.clear();
@@ -374,20 +382,48 @@ void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
   j.queue_submit = now;
   j.eligible_at = eligible_at;
   policy_->Enqueue(job, now);
+  if (j.shape.gpus_per_node == cluster_.gpus_per_node()) whole_node_pending_.insert(job);
 }
 
 void Engine::RefreshHold(TimePoint now) {
   if (!suite()) return;
-  // First in line: the first eligible job in Slurm's order (the highest
-  // priority, then submit time, then id), as select/topo finds it.
-  LaneQueue queue(*this, now);
-  SlurmJob first;
-  std::vector<QueueEntry> line;
-  if (queue.Next(&first)) line.push_back(QueueEntry{first.job_id, 1, jobs_[first.job_id - 1].queue_submit});
-  head_ = UpdateHeadOfLine(head_, line, now);
+  // The hero (libbudget/hero_plan.h): the first waiting whole-node job in
+  // Slurm's order (granted jobs first, then the lanes in order, then the
+  // key within a lane), once it waited HeroWait, as select/topo finds it
+  // with ChooseHero over the controller's queue.
+  const HeroRule rule{config_.hero_wait, config_.hero_min_nodes, cluster_.gpus_per_node()};
+  int64_t hero = -1;
+  std::tuple<bool, uint32_t, PendingQueue::Key> best;
+  // The hero stays the hero while it waits.
+  if (hold_.active && whole_node_pending_.count(hold_.job_id - 1) && Eligible(hold_.job_id - 1, now)) {
+    hero = hold_.job_id - 1;
+  }
+  for (uint32_t job : whole_node_pending_) {
+    if (hero >= 0 && hold_.active && uint32_t(hero) == hold_.job_id - 1) break;
+    const SimJob& j = jobs_[job];
+    QueueEntry entry;
+    entry.request = GpuRequest{j.shape.node_count, j.shape.gpus_per_node};
+    entry.waiting_since = std::max(j.queue_submit, j.eligible_at);
+    if (!Eligible(job, now) || !IsHeroSized(entry, rule)) continue;
+    size_t lane = policy_->LaneOf(job);
+    auto key = std::make_tuple(!IsBoosted(job), lane < lane_rank_.size() ? lane_rank_[lane] : UINT32_MAX,
+                               policy_->KeyOf(job));
+    if (hero < 0 || key < best) {
+      hero = job;
+      best = key;
+    }
+  }
   HeroPlan plan;
-  if (!line.empty()) {
-    HeroCandidate candidate{first.job_id, first.request, head_.since};
+  if (hero >= 0) {
+    const SimJob& j = jobs_[hero];
+    QueueEntry entry;
+    entry.waiting_since = std::max(j.queue_submit, j.eligible_at);
+    if (!WaitedForHeroWait(entry, rule, now)) hero = -1;
+  }
+  if (hero >= 0) {
+    const SimJob& j = jobs_[hero];
+    HeroCandidate candidate{w_.jobs[hero].id, GpuRequest{j.shape.node_count, j.shape.gpus_per_node},
+                            std::max(j.queue_submit, j.eligible_at)};
     if (!PlanHero(cluster_.nodes(), running_, candidate, config_.hero_wait, now, &plan).ok()) plan = HeroPlan();
   }
   // A hold released, moved to other nodes or to a later start may free
@@ -406,11 +442,10 @@ void Engine::StartAll(const SlurmPass& pass, TimePoint now) {
 
 void Engine::MainPass(TimePoint now, uint32_t depth) {
   if (policy_->queue().size() == 0) return;
-  RefreshHold(now);
   main_dirty_ = false;
   for (uint32_t attempt = 0;; ++attempt) {
     LaneQueue queue(*this, now);
-    SlurmPass pass = RunMainScheduler(opt_.scheduler, depth, cluster_.nodes(), hold_, &queue, now);
+    SlurmPass pass = RunMainScheduler(opt_.scheduler, depth, cluster_.nodes(), hold_, &queue, now, placement());
     StartAll(pass, now);
     if (!pass.starts.empty()) backfill_dirty_ = true;  // a job that left the queue may have been in its way
     // Stock preemption: the job the pass stopped at may preempt. Its
@@ -424,7 +459,6 @@ void Engine::MainPass(TimePoint now, uint32_t depth) {
 
 void Engine::BackfillPass(TimePoint now) {
   if (policy_->queue().size() == 0 || cluster_.free_gpus() == 0) return;
-  RefreshHold(now);
   backfill_dirty_ = false;
   LaneQueue queue(*this, now);
   const std::vector<RunningJob>* running = &running_;
@@ -437,7 +471,7 @@ void Engine::BackfillPass(TimePoint now) {
     }
     running = &exact;
   }
-  StartAll(RunBackfill(opt_.scheduler, cluster_.nodes(), *running, hold_, &queue, now), now);
+  StartAll(RunBackfill(opt_.scheduler, cluster_.nodes(), *running, hold_, &queue, now, placement()), now);
 }
 
 bool Engine::SchedulerPreempts(uint32_t job, TimePoint now) {
@@ -516,6 +550,8 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   SimJob& j = jobs_[job];
   const TraceJob& t = w_.jobs[job];
   policy_->Dequeue(job);
+  whole_node_pending_.erase(job);
+  if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends
   if (IsBoosted(job)) boosted_.erase(std::find(boosted_.begin(), boosted_.end(), job));
   j.state = JobState::kRunning;
   j.run_start = now;

@@ -29,19 +29,23 @@ bool FairTreePolicy::Admit(uint32_t job, Seconds*, std::string* why) {
   return true;
 }
 
+PendingQueue::Key FairTreePolicy::KeyOf(uint32_t job) const {
+  return PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit);
+}
+
 size_t FairTreePolicy::LaneOf(uint32_t job) const {
   NodeId node = (*ctx_.jobs)[job].node;
   return node == kNoNode ? ctx_.tree->size() : size_t(node);
 }
 
 void FairTreePolicy::Enqueue(uint32_t job, TimePoint) {
-  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
+  queue_.Add(LaneOf(job), KeyOf(job));
   NodeId node = (*ctx_.jobs)[job].node;
   if (node != kNoNode) ++node_jobs_[node];
 }
 
 void FairTreePolicy::Dequeue(uint32_t job) {
-  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
+  queue_.Remove(LaneOf(job), KeyOf(job));
   NodeId node = (*ctx_.jobs)[job].node;
   if (node != kNoNode) --node_jobs_[node];
 }

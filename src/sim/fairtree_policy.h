@@ -32,6 +32,8 @@ class FairTreePolicy : public Policy {
   void Recompute(TimePoint now) override;
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
+  size_t LaneOf(uint32_t job) const override;
+  PendingQueue::Key KeyOf(uint32_t job) const override;
   Preemption preemption() const override {
     return ctx_.options->fairtree_preempts ? Preemption::kScheduler : Preemption::kNever;
   }
@@ -42,7 +44,6 @@ class FairTreePolicy : public Policy {
   TimePoint PreemptibleFrom(uint32_t job) const override;
 
  private:
-  size_t LaneOf(uint32_t job) const;
   void Accrue(NodeId node, TimePoint now);
   Seconds exempt() const { return std::max<Seconds>(1, ctx_.options->preempt_exempt_time); }
 

@@ -27,16 +27,20 @@ class FifoPolicy : public Policy {
     return true;
   }
   void Enqueue(uint32_t job, TimePoint) override {
-    queue_.Add(0, PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
+    queue_.Add(0, KeyOf(job));
   }
   void Dequeue(uint32_t job) override {
-    queue_.Remove(0, PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
+    queue_.Remove(0, KeyOf(job));
   }
   void OnStart(uint32_t, TimePoint) override {}
   void OnStop(uint32_t, TimePoint) override {}
   void Recompute(TimePoint) override {}
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
+  size_t LaneOf(uint32_t) const override { return 0; }
+  PendingQueue::Key KeyOf(uint32_t job) const override {
+    return PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit);
+  }
   // Free work is still free work in the accounting (unallocated_share).
   RunningJob RunningRecord(uint32_t job) const override {
     RunningJob r;

@@ -72,6 +72,9 @@ class Policy {
   // The queue and the order in which to visit its lanes.
   virtual const PendingQueue& queue() const = 0;
   virtual const std::vector<uint32_t>& lane_order() const = 0;
+  // The lane a waiting job is in, and its key there.
+  virtual size_t LaneOf(uint32_t job) const = 0;
+  virtual PendingQueue::Key KeyOf(uint32_t job) const = 0;
 
   // Who preempts, and so which parts of the loop run (engine.h):
   //   kNever      nobody (fifo);

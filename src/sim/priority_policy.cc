@@ -31,16 +31,20 @@ bool PriorityPolicy::Admit(uint32_t job, Seconds* min_runtime, std::string* why)
   return true;
 }
 
+PendingQueue::Key PriorityPolicy::KeyOf(uint32_t job) const {
+  return PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit);
+}
+
 size_t PriorityPolicy::LaneOf(uint32_t job) const {
   return ctx_.workload->jobs[job].priority >= ctx_.options->high_priority_threshold ? 0 : 1;
 }
 
 void PriorityPolicy::Enqueue(uint32_t job, TimePoint) {
-  queue_.Add(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
+  queue_.Add(LaneOf(job), KeyOf(job));
 }
 
 void PriorityPolicy::Dequeue(uint32_t job) {
-  queue_.Remove(LaneOf(job), PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit));
+  queue_.Remove(LaneOf(job), KeyOf(job));
 }
 
 bool PriorityPolicy::WithinCap(uint32_t job) const {

@@ -35,6 +35,8 @@ class PriorityPolicy : public Policy {
   void Recompute(TimePoint) override {}
   const PendingQueue& queue() const override { return queue_; }
   const std::vector<uint32_t>& lane_order() const override { return lane_order_; }
+  size_t LaneOf(uint32_t job) const override;
+  PendingQueue::Key KeyOf(uint32_t job) const override;
   Preemption preemption() const override { return Preemption::kScheduler; }
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
@@ -45,7 +47,6 @@ class PriorityPolicy : public Policy {
   uint64_t cap(NodeId node) const { return cap_[node]; }
 
  private:
-  size_t LaneOf(uint32_t job) const;
   bool WithinCap(uint32_t job) const;
 
   PendingQueue queue_;
