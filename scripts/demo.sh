@@ -65,9 +65,12 @@ for j in $a $b $c; do
 done
 
 title "4. Bad contracts are refused at submission, with a message that says why"
-try sbatch --min-runtime=9:00:00 --wrap true
-try sbatch --min-runtime=abc --wrap true
-try sbatch --min-runtime=2:00:00 --time=1:00:00 --wrap true
+# A valid account each time (robotics is in the tree), so that each job is
+# refused for its contract alone.
+try sbatch -A robotics --min-runtime=9:00:00 --wrap true
+try sbatch -A robotics --min-runtime=abc --wrap true
+try sbatch -A robotics --min-runtime=2:00:00 --time=1:00:00 --wrap true
+try sbatch -A nosuch --min-runtime=15 --wrap true
 
 for j in $a $b $c; do wait_done "$j" 60; done
 
@@ -85,6 +88,8 @@ show sprio -l
 echo "  robotics used its share and more: its job is last. pretrain and science have used nothing."
 
 title "6. Time slicing at contract end: after 20 s, over-served robotics yields to the waiting teams"
+echo "  (Slurm's own scheduler and backfill start the jobs; the suite's time-slicing pass, every 2 s here,"
+echo "   preempts at contract ends and hands the freed GPUs to the job they were freed for.)"
 wait_running "$p" 90 && wait_running "$s" 30
 show squeue -t all -o '%.6i %.10a %.10T %.10M %R' -S i
 victim=$(for j in "${r[@]}"; do [ "$(scontrol show job "$j" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')" -ge 1 ] && echo "$j" && break; done)

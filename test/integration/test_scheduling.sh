@@ -37,6 +37,10 @@ cluster_start -n 4 -g 8
 rm -f "$tree"
 conf_has() { grep -qx "$1" "$SLURM_CONF" || { echo "no line '$1' in $SLURM_CONF"; return 1; }; }
 check "slurm.conf holds the example's SchedulerType=sched/backfill" conf_has "SchedulerType=sched/backfill"
+# The README's activation block is the example, line for line.
+readme_block() { sed -n '/^`slurm.conf`: these lines/,/^`plugstack.conf`:/p' "$REPO/README.md" | sed -n 's/^    //p' | grep -v '^$'; }
+same_as_example() { diff <(readme_block) <(grep -v '^$' "$SUITE_CONF"); }
+check "the README's activation block is etc/slurm.conf.example" same_as_example
 check "and PreemptType=preempt/timeslice, PriorityType=priority/budget, SelectType=select/topo" \
   bash -c "grep -qx 'PreemptType=preempt/timeslice' '$SLURM_CONF' && grep -qx 'PriorityType=priority/budget' '$SLURM_CONF' && grep -qx 'SelectType=select/topo' '$SLURM_CONF'"
 log_has() { grep -q -- "$1" "$LOG" || { echo "no '$1' in $LOG"; return 1; }; }

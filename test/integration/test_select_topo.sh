@@ -12,7 +12,8 @@
 #   3. topology: multi-node jobs take whole nodes from the fewest switches
 #      of topology.conf; equal best fits go to the fuller switch.
 #   4. hero job: a whole-cluster job starts within a bounded time while a
-#      stream of small protected jobs keeps arriving (HeroWait=0:10); the
+#      stream of small protected jobs keeps arriving (HeroWait=0:10,
+#      HeroMinNodes=2); the
 #      same under stock cons_tres is printed beside it.
 . "$(dirname "$0")/lib.sh"
 
@@ -205,6 +206,7 @@ cluster_stop
 export SCHEDULER_TYPE=sched/backfill
 export SLURM_CONF_EXTRA='SchedulerParameters=bf_interval=1'
 export BUDGET_CONF='HeroWait=0:10
+HeroMinNodes=2
 DefaultMinRuntime=10:00
 MaxMinRuntime=8:00:00'
 
@@ -239,7 +241,7 @@ start_cluster select/topo -n 2
 read -r hero topo_wait < <(hero_run 45)
 check "the whole-cluster hero job starts within 45 s while small jobs keep arriving" test "$topo_wait" != pending
 check "the stream kept arriving while it waited (>= 10 jobs submitted after it)" test "$(submitted_after "$hero")" -ge 10
-check "the log names the nodes held for it" grep -q "select/topo: JobId=$hero first in line" "$CLUSTER_DIR/log/slurmctld.log"
+check "the log names the nodes held for it" grep -q "select/topo: JobId=$hero has waited .* for whole nodes" "$CLUSTER_DIR/log/slurmctld.log"
 check "the hold is released once it starts" poll 20 grep -q "hold for JobId=$hero released" "$CLUSTER_DIR/log/slurmctld.log"
 grep "select/topo: JobId=$hero\|hold for JobId=$hero" "$CLUSTER_DIR/log/slurmctld.log" | sed 's/^/     | /'
 cluster_stop
