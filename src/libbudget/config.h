@@ -20,8 +20,12 @@
 //   MaxMinRuntime=8:00:00      the longest protected minimum runtime
 //   DefaultMinRuntime=0        the contract of a job that declares none
 //   TimesliceInterval=30       seconds between time-slicing passes
-//   HeroWait=30:00             first-in-line time after which a whole-node
-//                              job gets nodes planned for it
+//   HeroWait=30:00             wait after which the first job of
+//                              HeroMinNodes whole nodes gets nodes held for
+//                              it, once its account ranks first
+//   HeroMinNodes=8             the whole nodes a job asks for to be a hero
+//   QuickStartGpus=1           quick start: one-node jobs of at most this
+//   QuickStartMinRuntime=15:00 many GPUs and this min-runtime (0 GPUs: off)
 //
 // Thread safety: plain functions over values; no shared state.
 #ifndef SLURM_BUDGET_LIBBUDGET_CONFIG_H_

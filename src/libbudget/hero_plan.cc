@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <tuple>
 
+#include "libbudget/order.h"
+
 namespace budget {
 
 namespace {
@@ -38,6 +40,14 @@ bool WaitedForHeroWait(const QueueEntry& job, const HeroRule& rule, TimePoint no
   return now - job.waiting_since >= rule.wait;
 }
 
+bool AccountRanksFirst(const std::vector<QueueEntry>& queue, const QueueEntry& job) {
+  for (const QueueEntry& other : queue) {
+    if (other.priority == kGrantedPriority || other.account == job.account) continue;
+    if (AheadInLine(other, job)) return false;
+  }
+  return true;
+}
+
 HeroCandidate ChooseHero(const std::vector<QueueEntry>& queue, const HeroRule& rule, TimePoint now,
                          uint32_t current) {
   const QueueEntry* hero = nullptr;
@@ -46,7 +56,7 @@ HeroCandidate ChooseHero(const std::vector<QueueEntry>& queue, const HeroRule& r
     if (current != 0 && job.job_id == current) return HeroCandidate{job.job_id, job.request, job.waiting_since};
     if (!hero || AheadInLine(job, *hero)) hero = &job;
   }
-  if (!hero || !WaitedForHeroWait(*hero, rule, now)) return HeroCandidate{};
+  if (!hero || !WaitedForHeroWait(*hero, rule, now) || !AccountRanksFirst(queue, *hero)) return HeroCandidate{};
   return HeroCandidate{hero->job_id, hero->request, hero->waiting_since};
 }
 

@@ -8,7 +8,15 @@
 //     the waiting hero-sized jobs (at least HeroMinNodes whole nodes: every
 //     node they take gives them all its GPUs), if it has waited at least
 //     HeroWait (budget.conf) since it last became eligible (its submission
-//     or its requeue). Smaller jobs are served by time slicing; holding
+//     or its requeue), and if its account ranks first: every job ahead of
+//     it in Slurm's order, granted ones aside (order.h kGrantedPriority,
+//     a time-slicing pass's start), is of its own account. So a job
+//     becomes the hero only when its team's turn has come by the
+//     fair-share order, and the hold and the start below keep the promise
+//     made then, as a protection does. (Holding for the first whole-node
+//     job whatever its team's standing gave a team whose whole-node jobs
+//     outgrew its entitlement 1.37x what it was owed, and its sibling
+//     0.25x, doc/simulator.md.) Smaller jobs are served by time slicing; holding
 //     nodes for them, and preempting across ranks when they start, cost far
 //     more fairness than it buys (doc/simulator.md measures it).
 //     Smaller jobs do not count: a stream of them passing the head of the
@@ -36,8 +44,10 @@
 //     always use them.
 //   - At the planned start every job still on the planned nodes is past its
 //     protection: the time-slicing pass (timeslice_plan.h) then preempts
-//     them for the hero, whatever the ranks (rule "hero hold"). So a hero
-//     waits at most HeroWait plus the longest protection on its nodes.
+//     them for the hero, whatever the ranks now (rule "hero hold"): the
+//     hero's team ranked first when the nodes were promised. So a hero
+//     waits at most until its team's turn, HeroWait, plus the longest
+//     protection on its nodes.
 //   - Not a hero (the plan is inactive, nothing is held): no whole-node job
 //     has waited long enough, or fewer eligible nodes than it asks for.
 //
@@ -63,6 +73,7 @@ struct QueueEntry {
   TimePoint submit_time = 0;
   GpuRequest request;       // nodes x GPUs per node
   TimePoint waiting_since = 0;  // when it last became eligible
+  std::string account;          // its Slurm account (its team)
 };
 
 // The hero plan reads of each running job (contract.h RunningJob): its
@@ -88,6 +99,10 @@ struct HeroRule {
 // node equal rule.node_gpus), and whether it has waited at least rule.wait.
 bool IsHeroSized(const QueueEntry& job, const HeroRule& rule);
 bool WaitedForHeroWait(const QueueEntry& job, const HeroRule& rule, TimePoint now);
+
+// Whether every job of `queue` ahead of `job` in Slurm's order, granted
+// ones aside, is of job's account.
+bool AccountRanksFirst(const std::vector<QueueEntry>& queue, const QueueEntry& job);
 
 // The hero of `queue` by the rule above: job_id 0 when none. `current` is
 // the hero chosen before (0 if none): it stays the hero while it is in

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "libbudget/hero_plan.h"
+#include "libbudget/order.h"
 
 using budget::GpuRequest;
 using budget::HeroCandidate;
@@ -102,6 +103,34 @@ void test_the_hero_is_the_first_whole_node_job_once_it_waited_long_enough(void**
   // The first whole-node job did not wait long enough, or none: no hero.
   assert_int_equal(budget::ChooseHero(queue, Rule(6000), kNow, 0).job_id, 0);
   assert_int_equal(budget::ChooseHero({}, Rule(600), kNow, 0).job_id, 0);
+}
+
+QueueEntry Of(QueueEntry entry, const char* account) {
+  entry.account = account;
+  return entry;
+}
+
+void test_a_hero_only_when_its_account_ranks_first(void**) {
+  // Job 7 (pretrain, whole nodes, waited 700 s) is the first whole-node
+  // job. Ahead of it: job 5, of posttrain, a team ranked ahead. No hero:
+  // pretrain's turn has not come.
+  std::vector<QueueEntry> queue = {Of(Entry(5, 300, 50, 1, 1, kNow - 100), "posttrain"),
+                                   Of(Entry(7, 200, 55, 2, 8, kNow - 700), "pretrain"),
+                                   Of(Entry(9, 100, 40, 1, 4, kNow - 900), "science")};
+  assert_false(budget::AccountRanksFirst(queue, queue[1]));
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 0).job_id, 0);
+  // Job 5 starts; job 6, pretrain's own (a higher user priority), is ahead
+  // of 7, and job 11 of posttrain holds a grant (top priority until the
+  // next pass): 7 is the hero. Job 9, of science, is behind.
+  queue[0] = Of(Entry(6, 250, 80, 1, 2, kNow - 50), "pretrain");
+  queue.push_back(Of(Entry(11, budget::kGrantedPriority, 90, 1, 1, kNow - 10), "posttrain"));
+  assert_true(budget::AccountRanksFirst(queue, queue[1]));
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 0).job_id, 7);
+  // Then science ranks ahead (its job 9 is ahead of 7): 7, already the
+  // hero, stays the hero; a new choice would find none.
+  queue[2].priority = 260;
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 7).job_id, 7);
+  assert_int_equal(budget::ChooseHero(queue, Rule(600), kNow, 0).job_id, 0);
 }
 
 void test_not_yet_a_hero(void**) {
@@ -225,6 +254,7 @@ void test_errors(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_the_hero_is_the_first_whole_node_job_once_it_waited_long_enough),
+      cmocka_unit_test(test_a_hero_only_when_its_account_ranks_first),
       cmocka_unit_test(test_not_yet_a_hero),
       cmocka_unit_test(test_nodes_by_release_then_rank),
       cmocka_unit_test(test_equal_release_prefers_lowest_rank),

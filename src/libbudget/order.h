@@ -107,7 +107,7 @@ struct PendingJob {
 // The job order (see above) over `standings` indexed by NodeId, as
 // FairShareOrder::standings() returns them (a node's rank is its Standing's
 // rank; kNoNode and ids outside `standings` have no rank). For callers that
-// hold a copy of the standings rather than the order (sched/timeslice reads
+// hold a copy of the standings rather than the order (preempt/timeslice reads
 // them from priority/budget's snapshot); FairShareOrder::JobBefore is this
 // function over its own standings.
 bool JobBefore(const std::vector<Standing>& standings, const PendingJob& a, const PendingJob& b);

@@ -1,4 +1,4 @@
-// PreemptionNote: the one line sched/timeslice and preempt/timeslice leave in
+// PreemptionNote: the one line preempt/timeslice's time-slicing thread leaves in
 // a preempted job's Comment, so that `scontrol show job`, `squeue -o %k` and
 // `sbudget explain` can say who preempted the job, when, and by which rule:
 //     preempted by job <id> at <YYYY-MM-DDTHH:MM:SS> (rule: <rule>)

@@ -102,7 +102,7 @@ class SubtreeHistoryCache;
 // Written by priority/budget in its StateSaveLocation.
 constexpr char kReportSnapshotFileName[] = "budget_report.json";
 // The same document without job rows and history, written with each report
-// (WriteStandingsSnapshot): what sched/timeslice reads inside slurmctld.
+// (WriteStandingsSnapshot): what preempt/timeslice reads inside slurmctld.
 constexpr char kStandingsSnapshotFileName[] = "budget_standings.json";
 constexpr char kReportSnapshotFormat[] = "slurm-budget-report";
 constexpr int kReportSnapshotVersion = 3;

@@ -35,7 +35,7 @@ struct SlurmJob {
   std::string user;
   std::string account;
   std::string admin_comment;
-  std::string comment;  // the preemption note of sched/timeslice, if any
+  std::string comment;  // the preemption note of preempt/timeslice, if any
   uint32_t priority = 0;
   budget::TimePoint submit_time = 0;
   budget::TimePoint start_time = 0;  // 0: not started

@@ -526,7 +526,7 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   AssertContains(out, "contract    none recorded");
   AssertContains(out, "not in the budget snapshot");
   AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
-  // The note sched/timeslice leaves on the job's Comment names the preemptor
+  // The note preempt/timeslice leaves on the job's Comment names the preemptor
   // and the rule even when the snapshot has no record of it.
   slurm.state = "PENDING";
   slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: over-served allocation)";

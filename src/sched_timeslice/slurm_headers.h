@@ -1,5 +1,5 @@
-// Slurm's internal headers for the C++ files of sched/timeslice and
-// preempt/timeslice, in one place: they are C without __cplusplus guards, so
+// Slurm's internal headers for the C++ files of preempt/timeslice,
+// in one place: they are C without __cplusplus guards, so
 // they are included inside extern "C", and they trip a g++ warning of their
 // own. Only the files that talk to slurmctld include this.
 #ifndef SLURM_BUDGET_SCHED_TIMESLICE_SLURM_HEADERS_H_

@@ -2,8 +2,8 @@
 // many automated drains (drain at contract end) they ran, kept for reports in
 // <StateSaveLocation>/timeslice_state.json:
 //   { "preemptions": 12, "automated_drains": 1, "updated_at": T }
-// Both modules (preempt/timeslice inside Slurm's scheduler, sched/timeslice's
-// thread) add to the same file: each addition is a read-modify-write under
+// preempt/timeslice's time-slicing thread adds to it (and sbudget reads it):
+// each addition is a read-modify-write under
 // flock() of "<file>.lock", and the new text replaces the old atomically
 // (write "<file>.tmp", rename). A missing or unreadable file counts from 0.
 //

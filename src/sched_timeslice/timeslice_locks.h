@@ -1,5 +1,5 @@
 /*
- * slurmctld's lock helpers for sched/timeslice, as plain C functions:
+ * slurmctld's lock helpers for preempt/timeslice's thread, as plain C functions:
  * slurmctld_lock_t is initialised with designated initialisers, which C++17
  * lacks, so the lock calls live in timeslice_locks.c (compiled as C).
  *

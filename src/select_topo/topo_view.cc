@@ -160,6 +160,7 @@ std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now) {
     entry.priority = job_ptr->priority;
     entry.submit_time = static_cast<budget::TimePoint>(job_ptr->details->submit_time);
     entry.waiting_since = std::max(entry.submit_time, static_cast<budget::TimePoint>(job_ptr->details->begin_time));
+    entry.account = job_ptr->account ? job_ptr->account : "";
     if (!JobGpuRequest(job_ptr, job_ptr->details->min_nodes, &entry.request)) continue;
     queue.push_back(entry);
   }

@@ -12,7 +12,7 @@
 //   - preemption: ChoosePreemption on the contract records (min-runtime
 //     protection, unallocated first, no ping-pong, gang), on standings
 //     raised by the core's commitments (libbudget/commitments.h, the call
-//     sched/timeslice makes): each allocation's window usage grows by
+//     the time-slicing thread makes): each allocation's window usage grows by
 //     gpus x (protection end - now) of its running jobs still protected, so
 //     that the k-th preemption of a team projects k protected runs. The
 //     core's second term, preemptors granted but not started yet, is always

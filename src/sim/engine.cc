@@ -89,6 +89,7 @@ class Engine {
   void Arrive(uint32_t job, TimePoint now);
   void Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at);
   void RefreshHold(TimePoint now);
+  bool AccountRanksFirst(uint32_t hero, TimePoint now) const;
   void MainPass(TimePoint now, uint32_t depth);
   void BackfillPass(TimePoint now);
   void TimeslicePass(TimePoint now);
@@ -414,11 +415,12 @@ void Engine::RefreshHold(TimePoint now) {
     }
   }
   HeroPlan plan;
-  if (hero >= 0) {
+  const bool current = hero >= 0 && hold_.active && uint32_t(hero) == hold_.job_id - 1;
+  if (hero >= 0 && !current) {
     const SimJob& j = jobs_[hero];
     QueueEntry entry;
     entry.waiting_since = std::max(j.queue_submit, j.eligible_at);
-    if (!WaitedForHeroWait(entry, rule, now)) hero = -1;
+    if (!WaitedForHeroWait(entry, rule, now) || !AccountRanksFirst(uint32_t(hero), now)) hero = -1;
   }
   if (hero >= 0) {
     const SimJob& j = jobs_[hero];
@@ -431,6 +433,22 @@ void Engine::RefreshHold(TimePoint now) {
   if (hold_.active && (!plan.active || plan.nodes != hold_.nodes || plan.planned_start > hold_.planned_start))
     MarkDirty();
   hold_ = plan;
+}
+
+bool Engine::AccountRanksFirst(uint32_t hero, TimePoint now) const {
+  // hero_plan.h AccountRanksFirst over Slurm's order: the lanes in order,
+  // granted jobs aside.
+  const int32_t account = w_.jobs[hero].account;
+  const PendingQueue& queue = policy_->queue();
+  for (uint32_t lane : policy_->lane_order()) {
+    for (const PendingQueue::Key& key : queue.lane(lane)) {
+      uint32_t job = PendingQueue::JobOf(key);
+      if (job == hero) return true;
+      if (IsBoosted(job) || !Eligible(job, now)) continue;
+      if (w_.jobs[job].account != account) return false;
+    }
+  }
+  return true;
 }
 
 void Engine::StartAll(const SlurmPass& pass, TimePoint now) {
