@@ -72,19 +72,36 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
   }
   if (hero_wait < 0) return Status::InvalidArgument("HeroWait: negative (" + std::to_string(hero_wait) + " s)");
 
-  std::unordered_map<int32_t, NodeRelease> release;
+  // Per node (in the order of `nodes`) its release; indices are looked up
+  // in a table when compact (Slurm's node numbers), else a hash map.
+  std::vector<NodeRelease> release;
   release.reserve(nodes.size());
-  for (const NodeState& n : nodes) release[n.index] = NodeRelease{now, 0, n.index};
+  int64_t max_index = -1;
+  for (const NodeState& n : nodes) {
+    release.push_back(NodeRelease{now, 0, n.index});
+    max_index = std::max<int64_t>(max_index, n.index);
+  }
+  const bool dense = max_index < int64_t(4 * nodes.size() + 1024);
+  std::vector<int32_t> table(dense ? size_t(max_index + 1) : 0, -1);
+  std::unordered_map<int32_t, int32_t> sparse;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (dense) {
+      table[size_t(nodes[i].index)] = int32_t(i);
+    } else {
+      sparse[nodes[i].index] = int32_t(i);
+    }
+  }
   for (const RunningJob& job : running) {
     for (const NodeGpus& n : job.nodes) {
-      int32_t index = n.node;
-      auto it = release.find(index);
-      if (it == release.end()) {
+      int32_t at = -1;
+      if (dense && n.node >= 0 && size_t(n.node) < table.size()) at = table[size_t(n.node)];
+      if (!dense && sparse.count(n.node)) at = sparse[n.node];
+      if (at < 0) {
         return Status::InvalidArgument("running job " + std::to_string(job.job_id) + ": unknown node index " +
-                                       std::to_string(index));
+                                       std::to_string(n.node));
       }
-      it->second.release = std::max(it->second.release, ReleaseTime(job));
-      it->second.top_priority = std::max(it->second.top_priority, job.priority);
+      release[size_t(at)].release = std::max(release[size_t(at)].release, ReleaseTime(job));
+      release[size_t(at)].top_priority = std::max(release[size_t(at)].top_priority, job.priority);
     }
   }
 
@@ -94,8 +111,8 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
     return Status::Ok();
   }
   std::vector<NodeRelease> eligible;
-  for (const NodeState& n : nodes) {
-    if (n.usable && n.total_gpus == candidate.request.gpus_per_node) eligible.push_back(release[n.index]);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].usable && nodes[i].total_gpus == candidate.request.gpus_per_node) eligible.push_back(release[i]);
   }
   if (eligible.size() < candidate.request.node_count) {
     plan->why_not = "needs " + std::to_string(candidate.request.node_count) + " whole nodes of " +

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "libbudget/commitments.h"
@@ -105,6 +106,40 @@ bool EnoughAllowed(const JobShape& shape, const std::vector<RunningJob>& candida
   return available >= shape.total_gpus();
 }
 
+// NodeState::index -> position in the node list: a table when indices are
+// compact (Slurm's node numbers, the usual case), a hash map otherwise.
+class NodePosition {
+ public:
+  explicit NodePosition(const std::vector<NodeState>& nodes) {
+    int64_t max_index = -1;
+    for (const NodeState& n : nodes) max_index = std::max<int64_t>(max_index, n.index);
+    dense_ = max_index < int64_t(4 * nodes.size() + 1024);
+    if (dense_) table_.assign(size_t(max_index + 1), -1);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].index < 0) continue;
+      if (dense_) {
+        table_[size_t(nodes[i].index)] = int32_t(i);
+      } else {
+        sparse_[nodes[i].index] = int32_t(i);
+      }
+    }
+  }
+  NodeState* Find(std::vector<NodeState>* nodes, int32_t index) const {
+    int32_t at = -1;
+    if (dense_ && index >= 0 && size_t(index) < table_.size()) at = table_[size_t(index)];
+    if (!dense_) {
+      auto it = sparse_.find(index);
+      if (it != sparse_.end()) at = it->second;
+    }
+    return at < 0 ? nullptr : &(*nodes)[size_t(at)];
+  }
+
+ private:
+  bool dense_ = true;
+  std::vector<int32_t> table_;
+  std::unordered_map<int32_t, int32_t> sparse_;
+};
+
 void Take(std::vector<NodeState>* nodes, const std::vector<int32_t>& targets, uint32_t gpus) {
   for (NodeState& n : *nodes) {
     if (std::find(targets.begin(), targets.end(), n.index) == targets.end()) continue;
@@ -196,33 +231,35 @@ void TimeslicePlanner::PlanDrains(const TimesliceInputs& in, TimePoint now, Time
 void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan) {
   // Forget grants whose preemptor runs now (its protected run counts
   // instead) or that are too old to be on their way.
-  std::unordered_set<uint32_t> running_ids;
-  for (const RunningJob& r : in.running) running_ids.insert(r.job_id);
-  for (auto it = grants_.begin(); it != grants_.end();) {
-    bool stale = running_ids.count(it->first) || now - it->second.at > kGrantTtl || it->second.at > now;
-    it = stale ? grants_.erase(it) : std::next(it);
+  if (!grants_.empty()) {
+    std::vector<uint32_t> running_ids;
+    running_ids.reserve(in.running.size());
+    for (const RunningJob& r : in.running) running_ids.push_back(r.job_id);
+    std::sort(running_ids.begin(), running_ids.end());
+    for (auto it = grants_.begin(); it != grants_.end();) {
+      bool stale = std::binary_search(running_ids.begin(), running_ids.end(), it->first) ||
+                   now - it->second.at > kGrantTtl || it->second.at > now;
+      it = stale ? grants_.erase(it) : std::next(it);
+    }
   }
-  std::unordered_set<uint32_t> leaving;
-  for (const PlannedPreemption& p : plan->preemptions) leaving.insert(p.job_id);
+  std::vector<uint32_t> leaving;
+  for (const PlannedPreemption& p : plan->preemptions) leaving.push_back(p.job_id);
+  std::sort(leaving.begin(), leaving.end());
 
   // Free GPUs per node from the running jobs; jobs leaving already still
   // hold theirs until they end.
   std::vector<NodeState> nodes = in.nodes;
-  std::unordered_map<int32_t, size_t> position;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    nodes[i].free_gpus = nodes[i].total_gpus;
-    position[nodes[i].index] = i;
-  }
+  NodePosition position(nodes);
+  for (NodeState& n : nodes) n.free_gpus = n.total_gpus;
   std::vector<RunningJob> candidates;
+  candidates.reserve(in.running.size());
   for (const RunningJob& job : in.running) {
     for (const NodeGpus& n : job.nodes) {
-      auto it = position.find(n.node);
-      if (it == position.end()) continue;
-      NodeState& s = nodes[it->second];
-      s.free_gpus -= std::min(s.free_gpus, n.gpus);
+      NodeState* s = position.Find(&nodes, n.node);
+      if (s) s->free_gpus -= std::min(s->free_gpus, n.gpus);
     }
     // Leaving already, or allocated work the tree cannot rank: not victims.
-    if (leaving.count(job.job_id)) continue;
+    if (std::binary_search(leaving.begin(), leaving.end(), job.job_id)) continue;
     if (job.allocated() && job.allocation == kNoAllocation) continue;
     candidates.push_back(job);
   }
@@ -286,11 +323,10 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
           }
           plan->preemptions.push_back(std::move(p));
           for (const NodeGpus& n : job.nodes) {
-            auto it = position.find(n.node);
-            if (it == position.end()) continue;
-            NodeState& s = nodes[it->second];
-            s.free_gpus = std::min(s.total_gpus, s.free_gpus + n.gpus);
-            if (s.usable) free_total += n.gpus;
+            NodeState* s = position.Find(&nodes, n.node);
+            if (!s) continue;
+            s->free_gpus = std::min(s->total_gpus, s->free_gpus + n.gpus);
+            if (s->usable) free_total += n.gpus;
           }
         }
         for (size_t k = victims.size(); k-- > 0;) candidates.erase(candidates.begin() + std::ptrdiff_t(victims[k]));
@@ -369,11 +405,10 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
         // The victim's GPUs go free (to this job, below) and it is no
         // longer a candidate.
         for (const NodeGpus& n : job->nodes) {
-          auto it = position.find(n.node);
-          if (it == position.end()) continue;
-          NodeState& s = nodes[it->second];
-          s.free_gpus = std::min(s.total_gpus, s.free_gpus + n.gpus);
-          if (s.usable) free_total += n.gpus;
+          NodeState* s = position.Find(&nodes, n.node);
+          if (!s) continue;
+          s->free_gpus = std::min(s->total_gpus, s->free_gpus + n.gpus);
+          if (s->usable) free_total += n.gpus;
         }
         candidates.erase(job);
       }

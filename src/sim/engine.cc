@@ -123,6 +123,7 @@ class Engine {
   // The suite's state between passes.
   TimeslicePlanner planner_;
   HeroPlan hold_;
+  TimePoint hold_refreshed_at_ = -1;
   // Waiting jobs that ask for whole nodes (hero candidates), and the
   // position of each lane in the lane order (Slurm's order, for the hero).
   std::set<uint32_t> whole_node_pending_;
@@ -130,6 +131,7 @@ class Engine {
   std::vector<uint8_t> draining_;  // per node
   uint32_t draining_count_ = 0;
   std::vector<std::string> node_names_, paths_;
+  TimesliceInputs timeslice_inputs_;  // kept between passes (TimeslicePass)
   // Whether Slurm's scheduler could start something it could not at its
   // last pass: set by ends, arrivals, starts by the main scheduler, jobs
   // becoming eligible again, a new queue order, a node back in service, a
@@ -388,6 +390,9 @@ void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
 
 void Engine::RefreshHold(TimePoint now) {
   if (!suite()) return;
+  // select/topo plans once per second (topo_steer.cc RefreshHeroPlan).
+  if (hold_refreshed_at_ == now) return;
+  hold_refreshed_at_ = now;
   // The hero (libbudget/hero_plan.h): the first waiting whole-node job in
   // Slurm's order (granted jobs first, then the lanes in order, then the
   // key within a lane), once it waited HeroWait, as select/topo finds it
@@ -510,14 +515,22 @@ bool Engine::SchedulerPreempts(uint32_t job, TimePoint now) {
 
 void Engine::TimeslicePass(TimePoint now) {
   RefreshHold(now);
-  TimesliceInputs in;
+  // The inputs are kept from pass to pass: the names once, the rest
+  // refilled in place (no allocation once the vectors have grown).
+  TimesliceInputs& in = timeslice_inputs_;
+  if (in.node_names.empty()) {
+    in.node_names = node_names_;
+    in.paths = paths_;
+    in.explain = false;
+  }
   in.nodes = cluster_.nodes();
-  in.node_names = node_names_;
+  in.draining.clear();
   for (uint32_t n = 0; n < opt_.nodes; ++n)
     if (draining_[n]) in.draining.push_back(int32_t(n));
   in.running = running_;
   // The waiting allocated jobs in the core's order (the lanes), as many as
   // the pass may try.
+  in.waiting.clear();
   const PendingQueue& queue = policy_->queue();
   for (uint32_t lane : policy_->lane_order()) {
     for (const PendingQueue::Key& key : queue.lane(lane)) {
@@ -525,19 +538,16 @@ void Engine::TimeslicePass(TimePoint now) {
       uint32_t job = PendingQueue::JobOf(key);
       const SimJob& j = jobs_[job];
       if (!Eligible(job, now) || !IsAllocatedWork(j.min_runtime)) continue;
-      WaitingJob wj;
+      WaitingJob& wj = in.waiting.emplace_back();
       wj.shape = policy_->PendingShape(job);
       wj.user_priority = w_.jobs[job].priority;
       wj.submit_time = j.queue_submit;
       wj.time_limit = w_.jobs[job].time_limit;
-      in.waiting.push_back(wj);
     }
   }
   in.standings = policy_->standings();
-  in.paths = paths_;
   in.scale = policy_->scale();
   in.hold = hold_;
-  in.explain = false;
   TimeslicePlan plan = planner_.Plan(in, now);
   for (const PlannedPreemption& p : plan.preemptions) {
     uint32_t job = p.job_id - 1;
