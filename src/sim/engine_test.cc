@@ -8,6 +8,8 @@
 // sched_interval 60 s, bf_interval 30 s, bf_resolution 60 s, requeue delay
 // 121 s; periodic passes keep the phase of the first submission (t = 0).
 // Time limits are the rows' derived ones: ceil(2 x duration / 60) minutes.
+#include <cmath>
+
 #include "libbudget/test_support.h"
 
 #include "sim/sim_test_util.h"
@@ -37,6 +39,18 @@ void test_fifo_waits(void**) {
   assert_true(out.result.occupancy > 0.1399 && out.result.occupancy < 0.1401);
   assert_int_equal(out.result.preemptions, 0);
   assert_int_equal(out.result.finished, 3);
+}
+
+void test_stranded_gpus_of_free_and_of_all(void**) {
+  // Two nodes of 8 GPUs, one job of 4 GPUs running 0-200, measured over
+  // 0-100. Free: 12 GPUs, of which the 4 left on its node are stranded
+  // (no whole-node job fits there; the other node is whole): 4/12 of the
+  // free GPUs, 4/16 of all GPUs.
+  Workload w = MakeWorkload({{0, "a", 4, 200, 0, true, 0}});
+  AllocationTree tree = MakeTree(kTwoTeams);
+  RunOutput out = Run("fifo", w, tree, 2, 100);
+  assert_true(std::abs(out.result.fragmentation - 4.0 / 12.0) < 1e-9);
+  assert_true(std::abs(out.result.stranded_of_all - 0.25) < 1e-9);
 }
 
 void test_backfill_plans_by_time_limits(void**) {
@@ -299,6 +313,7 @@ void test_drain_mode_ends_when_all_done(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_waits),
+      cmocka_unit_test(test_stranded_gpus_of_free_and_of_all),
       cmocka_unit_test(test_backfill_plans_by_time_limits),
       cmocka_unit_test(test_budget_allocated_work_preempts_free_work),
       cmocka_unit_test(test_budget_protection_then_preemption),

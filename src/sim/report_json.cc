@@ -28,6 +28,7 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
     json_object_object_add(p, "unallocated_share", json_object_new_double(r.unallocated_share));
     json_object_object_add(p, "preemptions", json_object_new_int64(int64_t(r.preemptions)));
     json_object_object_add(p, "fragmentation", json_object_new_double(r.fragmentation));
+    json_object_object_add(p, "stranded_of_all", json_object_new_double(r.stranded_of_all));
     json_object_object_add(p, "wall_seconds", json_object_new_double(r.wall_seconds));
     json_object* wait = json_object_new_object();
     json_object_object_add(wait, "all", Waits(r.wait_all));

@@ -1,6 +1,7 @@
-// The --json output: exactly the keys of issue 7, per policy under
+// The --json output: these keys, per policy under
 // policies.<name>:
-//   occupancy, unallocated_share, preemptions, fragmentation, wall_seconds,
+//   occupancy, unallocated_share, preemptions, fragmentation (stranded
+//   share of the free GPUs), stranded_of_all (of all GPUs), wall_seconds,
 //   wait.{all,debug,hero}.{p50,p90,p99}   (seconds)
 //   teams.<account>.{entitlement, owed_gpu_hours, delivered_gpu_hours,
 //                    delivered_over_owed}

@@ -55,7 +55,8 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
   row("occupancy", [](const PolicyResult& r) { return Fixed(100 * r.occupancy, "%.1f%%"); });
   row("unallocated share", [](const PolicyResult& r) { return Fixed(100 * r.unallocated_share, "%.1f%%"); });
   row("preemptions", [](const PolicyResult& r) { return std::to_string(r.preemptions); });
-  row("fragmentation", [](const PolicyResult& r) { return Fixed(100 * r.fragmentation, "%.1f%%"); });
+  row("stranded, of free GPUs", [](const PolicyResult& r) { return Fixed(100 * r.fragmentation, "%.1f%%"); });
+  row("stranded, of all GPUs", [](const PolicyResult& r) { return Fixed(100 * r.stranded_of_all, "%.1f%%"); });
   struct W { const char* name; WaitStats PolicyResult::*field; };
   for (W w : {W{"all", &PolicyResult::wait_all}, W{"debug", &PolicyResult::wait_debug},
               W{"hero", &PolicyResult::wait_hero}}) {

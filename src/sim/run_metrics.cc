@@ -109,6 +109,7 @@ void RunMetrics::Finish(PolicyResult* out) {
   out->occupancy = period > 0 ? busy_seconds_ / (double(capacity_) * period) : 0;
   out->unallocated_share = busy_seconds_ > 0 ? unallocated_seconds_ / busy_seconds_ : 0;
   out->fragmentation = free_seconds_ > 0 ? stranded_seconds_ / free_seconds_ : 0;
+  out->stranded_of_all = period > 0 ? stranded_seconds_ / (double(capacity_) * period) : 0;
   out->preemptions = preemptions_;
   out->wait_all = ComputeWaitStats(&waits_all_);
   out->wait_debug = ComputeWaitStats(&waits_debug_);

@@ -10,15 +10,20 @@
 //                      of idle GPU-time stranded on partially free nodes
 //                      (an unweighted average would count a cluster with
 //                      one stranded GPU as 100% fragmented)
+//   stranded_of_all    the same stranded GPU-time over all GPU-time
+//                      (capacity x measured period): the count the AI21
+//                      write-up gives (15% -> 8% of the cluster)
 //   wait               submit -> first start, per class; a job still waiting
 //                      at the end counts with its wait so far (a lower
 //                      bound), so that starvation is not hidden
 //   teams              per account, the core's service metrics (metrics.h):
 //                      owed = sum over hours of min(entitlement x capacity,
 //                      demand), demand = GPUs of the team's running and
-//                      waiting jobs. delivered counts every GPU-second the
-//                      team's jobs ran, funded or free, so that policies
-//                      compare on the same footing.
+//                      waiting FUNDED jobs (min-runtime > 0); delivered =
+//                      the GPU-seconds its funded jobs ran. Free work
+//                      (min-runtime 0) is owed nothing and counted apart
+//                      (free_gpu_hours), under every policy alike, so that
+//                      policies compare on the same footing.
 // Classes (by the trace's contract): debug = allocated work (min_runtime >
 // 0) with min_runtime <= debug_max_min_runtime and gpus <= debug_max_gpus;
 // unallocated work (min_runtime 0) is free filler, not debugging, and would
@@ -78,6 +83,7 @@ struct PolicyResult {
   double unallocated_share = 0;
   uint64_t preemptions = 0;
   double fragmentation = 0;
+  double stranded_of_all = 0;
   double wall_seconds = 0;
   WaitStats wait_all, wait_debug, wait_hero;
   std::vector<TeamResult> teams;
