@@ -321,6 +321,7 @@ Status Engine::Run() {
 
   PolicyResult& r = out_->result;
   r.policy = policy_->name();
+  r.what_if = opt_.builtin_scheduler ? "builtin" : opt_.exact_runtimes ? "exact-runtimes" : "";
   if (opt_.until < 0) metrics_->ShrinkEnd(finish);
   // Jobs still waiting: their wait so far, a lower bound.
   for (size_t i = 0; i < jobs_.size(); ++i) {

@@ -16,9 +16,9 @@
 //     stops at a job (at most max_preempt_attempts core choices a pass).
 //   - The policy's priorities are recomputed every RecalcInterval.
 //   - Under the suite, select/topo's HERO HOLD (libbudget/hero_plan.h) is
-//     refreshed at each backfill tick and time-slicing pass (select/topo
-//     refreshes it at most once a second, at Slurm's node tests; the main
-//     scheduler between two ticks sees the last one) and binds both
+//     refreshed at each backfill tick and time-slicing pass, at most once
+//     per second as select/topo refreshes it at Slurm's node tests (the
+//     main scheduler between two ticks sees the last one), and binds both
 //     schedulers and the time-slicing pass.
 // Periodic passes keep their phase (first submission + k x interval) and
 // run only while jobs wait (or, for the time-slicing pass, while a

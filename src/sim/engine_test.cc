@@ -9,9 +9,11 @@
 // 121 s; periodic passes keep the phase of the first submission (t = 0).
 // Time limits are the rows' derived ones: ceil(2 x duration / 60) minutes.
 #include <cmath>
+#include <cstring>
 
 #include "libbudget/test_support.h"
 
+#include "sim/report_table.h"
 #include "sim/sim_test_util.h"
 
 using namespace budget;
@@ -75,6 +77,12 @@ void test_backfill_plans_by_time_limits(void**) {
   builtin.builtin_scheduler = true;
   out = Run("fifo", w, tree, 2, 1000, BudgetConfig(), builtin);
   assert_int_equal(StartTime(out, 3), 150);
+  // A what-if says so, in the result and atop the table.
+  assert_string_equal(out.result.what_if.c_str(), "builtin");
+  assert_non_null(strstr(FormatTable({out.result}).c_str(), "WHAT-IF builtin: no backfill"));
+  out = Run("fifo", w, tree, 2, 1000);
+  assert_true(out.result.what_if.empty());
+  assert_null(strstr(FormatTable({out.result}).c_str(), "WHAT-IF"));
 }
 
 void test_budget_allocated_work_preempts_free_work(void**) {

@@ -24,6 +24,7 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
   json_object* policies = json_object_new_object();
   for (const PolicyResult& r : results) {
     json_object* p = json_object_new_object();
+    json_object_object_add(p, "what_if", r.what_if.empty() ? nullptr : json_object_new_string(r.what_if.c_str()));
     json_object_object_add(p, "occupancy", json_object_new_double(r.occupancy));
     json_object_object_add(p, "unallocated_share", json_object_new_double(r.unallocated_share));
     json_object_object_add(p, "preemptions", json_object_new_int64(int64_t(r.preemptions)));

@@ -1,5 +1,6 @@
 // The --json output: these keys, per policy under
 // policies.<name>:
+//   what_if (null, or the what-if run: "builtin", "exact-runtimes"),
 //   occupancy, unallocated_share, preemptions, fragmentation (stranded
 //   share of the free GPUs), stranded_of_all (of all GPUs), wall_seconds,
 //   wait.{all,debug,hero}.{p50,p90,p99}   (seconds)

@@ -51,6 +51,14 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
     for (const PolicyResult& r : results) cells.push_back(f(r));
     Row(&out, label, cells, lw, cw);
   };
+  for (const PolicyResult& r : results) {
+    if (r.what_if.empty()) continue;
+    out += "WHAT-IF " + r.what_if + ": " +
+           (r.what_if == "builtin" ? std::string("no backfill (SchedulerType=sched/builtin)")
+                                   : std::string("backfill knows every run's true length")) +
+           "; not the loop production runs\n";
+    break;
+  }
   row("policy", [](const PolicyResult& r) { return r.policy; });
   row("occupancy", [](const PolicyResult& r) { return Fixed(100 * r.occupancy, "%.1f%%"); });
   row("unallocated share", [](const PolicyResult& r) { return Fixed(100 * r.unallocated_share, "%.1f%%"); });

@@ -79,6 +79,9 @@ struct TeamResult {
 
 struct PolicyResult {
   std::string policy;
+  // The what-if the run made ("builtin", "exact-runtimes"); empty: the loop
+  // production runs.
+  std::string what_if;
   double occupancy = 0;
   double unallocated_share = 0;
   uint64_t preemptions = 0;
