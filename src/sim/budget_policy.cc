@@ -1,6 +1,5 @@
 #include "sim/budget_policy.h"
 
-#include "libbudget/commitments.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/time_string.h"
 
@@ -143,13 +142,6 @@ RunningJob BudgetPolicy::RunningRecord(uint32_t job) const {
   r.resumable = t.resumable;
   r.user_priority = t.priority;
   return r;
-}
-
-void BudgetPolicy::AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
-                                  std::vector<Standing>* standings) const {
-  // A preemptor starts at the instant of its grant here, so the running
-  // jobs' protected runs are all the commitments there are.
-  budget::AddCommitments(running, {}, now, standings);
 }
 
 ClusterScale BudgetPolicy::scale() const {

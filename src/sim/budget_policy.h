@@ -1,4 +1,5 @@
-// BudgetPolicy: the product, exactly as the plugins decide, through the core.
+// BudgetPolicy: the product's priorities and rules, through the core; the
+// engine (engine.h) runs them through the loop production runs.
 //   - admission: the job_submit/contract rule (ValidateContract against
 //     budget.conf; an account in no tree node follows UnknownAccount);
 //   - usage: allocated GPU-seconds charged to the job's tree node in a
@@ -9,14 +10,10 @@
 //   - order: FairShareOrder::Compute every RecalcInterval on the window
 //     usage and demand of each node; waiting jobs in the core's job order
 //     (allocated before unallocated, node rank, user priority, submit, id);
-//   - preemption: ChoosePreemption on the contract records (min-runtime
-//     protection, unallocated first, no ping-pong, gang), on standings
-//     raised by the core's commitments (libbudget/commitments.h, the call
-//     the time-slicing thread makes): each allocation's window usage grows by
-//     gpus x (protection end - now) of its running jobs still protected, so
-//     that the k-th preemption of a team projects k protected runs. The
-//     core's second term, preemptors granted but not started yet, is always
-//     empty here: in the simulator a preemptor starts at its grant.
+//   - preemption: by the time-slicing pass (Preemption::kTimeslice: the
+//     engine runs libbudget/timeslice_plan.h's TimeslicePlanner on the
+//     standings, shapes and contract records this policy gives), as
+//     preempt/timeslice's thread does; Slurm's schedulers never preempt.
 // The ledger's unallocated and demand series are not charged: only the
 // allocated series ranks jobs, and the simulator measures service itself.
 #ifndef SLURM_BUDGET_SIM_BUDGET_POLICY_H_
@@ -49,8 +46,6 @@ class BudgetPolicy : public Policy {
   JobShape PendingShape(uint32_t job) const override;
   RunningJob RunningRecord(uint32_t job) const override;
   const std::vector<Standing>& standings() const override { return order_.standings(); }
-  void AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
-                      std::vector<Standing>* standings) const override;
   ClusterScale scale() const override;
   TimePoint PreemptibleFrom(uint32_t job) const override;
 

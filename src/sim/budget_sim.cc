@@ -1,5 +1,6 @@
-// budget-sim: replays a workload under several policies with the plugins'
-// own decisions and compares them (doc/budget-sim.1, doc/simulator.md).
+// budget-sim: replays a workload under several policies, through the loop
+// production runs (sim/engine.h), and compares them (doc/budget-sim.1,
+// doc/simulator.md).
 // This file only wires options to the library; every step lives elsewhere.
 #include <cstdio>
 #include <string>

@@ -92,7 +92,7 @@ class Policy {
   virtual RunningJob RunningRecord(uint32_t job) const;
   virtual const std::vector<Standing>& standings() const;
   // Adjusts a copy of standings() before a preemption choice at `now`
-  // (default: none; budget: the core's commitments, libbudget/commitments.h).
+  // by Slurm's scheduler (Preemption::kScheduler; default: none).
   // `running` are the core records of the running jobs.
   virtual void AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
                               std::vector<Standing>* standings) const;
