@@ -45,6 +45,7 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
                              json_object_new_double(t.delivered_gpu_hours));
       json_object_object_add(team, "delivered_over_owed",
                              json_object_new_double(t.delivered_over_owed));
+      json_object_object_add(team, "free_gpu_hours", json_object_new_double(t.free_gpu_hours));
       json_object_object_add(teams, t.account.c_str(), team);
     }
     json_object_object_add(p, "teams", teams);

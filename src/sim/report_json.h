@@ -5,7 +5,7 @@
 //   share of the free GPUs), stranded_of_all (of all GPUs), wall_seconds,
 //   wait.{all,debug,hero}.{p50,p90,p99}   (seconds)
 //   teams.<account>.{entitlement, owed_gpu_hours, delivered_gpu_hours,
-//                    delivered_over_owed}
+//                    delivered_over_owed, free_gpu_hours}
 #ifndef SLURM_BUDGET_SIM_REPORT_JSON_H_
 #define SLURM_BUDGET_SIM_REPORT_JSON_H_
 

@@ -88,6 +88,13 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
     row("  delivered over owed", [t](const PolicyResult& r) {
       return Fixed(r.teams[t].delivered_over_owed, "%.2f");
     });
+    bool free_work = false;
+    for (const PolicyResult& r : results) free_work = free_work || r.teams[t].free_gpu_hours > 0;
+    if (free_work) {
+      row("  free work, GPU-hours", [t](const PolicyResult& r) {
+        return Fixed(r.teams[t].free_gpu_hours, "%.0f");
+      });
+    }
   }
   return out;
 }
