@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include <boost/container/small_vector.hpp>
+
 namespace budget {
 
 namespace {
@@ -301,8 +303,10 @@ class Backfill {
   Seconds resolution_;
   TimePoint now_;
   std::vector<NodeState> nodes_;
-  std::vector<std::vector<std::pair<TimePoint, uint32_t>>> ends_;       // per position, sorted
-  std::vector<std::vector<std::pair<TimePoint, TimePoint>>> reserved_;  // per position, [begin, end) sorted
+  // Per position, sorted; a node holds a few runs and reservations, so
+  // they live inline (a pass builds them afresh).
+  std::vector<boost::container::small_vector<std::pair<TimePoint, uint32_t>, 8>> ends_;
+  std::vector<boost::container::small_vector<std::pair<TimePoint, TimePoint>, 4>> reserved_;  // [begin, end)
   std::vector<uint8_t> held_;
   std::vector<uint64_t> version_;  // bumped when a node's ends change
   std::vector<std::vector<Cached>> cache_;  // [gpus][position]
