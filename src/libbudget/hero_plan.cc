@@ -1,7 +1,6 @@
 #include "libbudget/hero_plan.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <tuple>
 
 #include "libbudget/order.h"
@@ -72,30 +71,14 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
   }
   if (hero_wait < 0) return Status::InvalidArgument("HeroWait: negative (" + std::to_string(hero_wait) + " s)");
 
-  // Per node (in the order of `nodes`) its release; indices are looked up
-  // in a table when compact (Slurm's node numbers), else a hash map.
+  // Per node (in the order of `nodes`) its release.
   std::vector<NodeRelease> release;
   release.reserve(nodes.size());
-  int64_t max_index = -1;
-  for (const NodeState& n : nodes) {
-    release.push_back(NodeRelease{now, 0, n.index});
-    max_index = std::max<int64_t>(max_index, n.index);
-  }
-  const bool dense = max_index < int64_t(4 * nodes.size() + 1024);
-  std::vector<int32_t> table(dense ? size_t(max_index + 1) : 0, -1);
-  std::unordered_map<int32_t, int32_t> sparse;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (dense) {
-      table[size_t(nodes[i].index)] = int32_t(i);
-    } else {
-      sparse[nodes[i].index] = int32_t(i);
-    }
-  }
+  for (const NodeState& n : nodes) release.push_back(NodeRelease{now, 0, n.index});
+  const NodePositions positions(nodes);
   for (const RunningJob& job : running) {
     for (const NodeGpus& n : job.nodes) {
-      int32_t at = -1;
-      if (dense && n.node >= 0 && size_t(n.node) < table.size()) at = table[size_t(n.node)];
-      if (!dense && sparse.count(n.node)) at = sparse[n.node];
+      int32_t at = positions.Find(n.node);
       if (at < 0) {
         return Status::InvalidArgument("running job " + std::to_string(job.job_id) + ": unknown node index " +
                                        std::to_string(n.node));

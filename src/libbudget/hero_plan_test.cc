@@ -1,5 +1,6 @@
 // Tests of the hero plan (hero_plan.h): head of line, node choice by release
 // time and rank, the hold, and the errors.
+#include "libbudget/test_nodes.h"
 #include "libbudget/test_support.h"
 
 #include <string>
@@ -23,16 +24,7 @@ namespace {
 
 constexpr budget::TimePoint kNow = 10000;
 
-std::vector<NodeState> Nodes(const std::vector<uint32_t>& free) {
-  std::vector<NodeState> nodes;
-  for (size_t i = 0; i < free.size(); ++i) {
-    NodeState n;
-    n.index = int32_t(i);
-    n.free_gpus = free[i];
-    nodes.push_back(n);
-  }
-  return nodes;
-}
+using budget::testing::Nodes;
 
 RunningJob Job(uint32_t id, std::vector<int32_t> nodes, budget::TimePoint start, budget::Seconds min_runtime,
                budget::Seconds limit, uint32_t priority) {

@@ -124,6 +124,28 @@ void ChooseWholeNodes(const std::vector<NodeState>& nodes, const GpuRequest& req
 
 }  // namespace
 
+NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
+  int64_t max_index = -1;
+  for (const NodeState& n : nodes) max_index = std::max<int64_t>(max_index, n.index);
+  dense_ = max_index < int64_t(4 * nodes.size() + 1024);
+  if (dense_) table_.assign(size_t(max_index + 1), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].index < 0) continue;
+    if (dense_) {
+      table_[size_t(nodes[i].index)] = int32_t(i);
+    } else {
+      sparse_[nodes[i].index] = int32_t(i);
+    }
+  }
+}
+
+int32_t NodePositions::Find(int32_t index) const {
+  if (index < 0) return -1;
+  if (dense_) return size_t(index) < table_.size() ? table_[size_t(index)] : -1;
+  auto it = sparse_.find(index);
+  return it == sparse_.end() ? -1 : it->second;
+}
+
 Status ValidateNodes(const std::vector<NodeState>& nodes) {
   // Indices are usually Slurm's 0..n-1: a bitmap finds a repeat in O(n);
   // anything sparser is sorted.

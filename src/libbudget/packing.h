@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/flat_map.hpp>
+
 #include "libbudget/status.h"
 
 namespace budget {
@@ -80,6 +82,21 @@ double Fragmentation(const std::vector<NodeState>& nodes);
 // total); the message names the offending node. Used by every module that
 // takes nodes.
 Status ValidateNodes(const std::vector<NodeState>& nodes);
+
+// Maps NodeState::index to the node's position in `nodes`: a dense table
+// when indices are compact (Slurm's node numbers, the usual case), a flat
+// map otherwise. A repeated index maps to its last position.
+class NodePositions {
+ public:
+  explicit NodePositions(const std::vector<NodeState>& nodes);
+  // -1 if the index is not in the list.
+  int32_t Find(int32_t index) const;
+
+ private:
+  bool dense_ = true;
+  std::vector<int32_t> table_;
+  boost::container::flat_map<int32_t, int32_t> sparse_;
+};
 
 }  // namespace budget
 

@@ -1,5 +1,6 @@
 // Tests of the packing state (packing_state.h): the summary and its log
 // line, the JSON round trip, the file round trip, and every parse error.
+#include "libbudget/test_nodes.h"
 #include "libbudget/test_support.h"
 
 #include <unistd.h>
@@ -21,16 +22,7 @@ using budget::SummarizePacking;
 
 namespace {
 
-std::vector<NodeState> Nodes(const std::vector<uint32_t>& free) {
-  std::vector<NodeState> nodes;
-  for (size_t i = 0; i < free.size(); ++i) {
-    NodeState n;
-    n.index = int32_t(i);
-    n.free_gpus = free[i];
-    nodes.push_back(n);
-  }
-  return nodes;
-}
+using budget::testing::Nodes;
 
 void test_summary_and_line(void**) {
   // Free 8, 2, 4, 0 on four 8-GPU nodes: 14 free, 2 + 4 = 6 on partially

@@ -64,35 +64,6 @@ PreemptVerdict Judge(const JobShape& preemptor, const Standing& preemptor_standi
   return PreemptVerdict::kAllowedOverServed;
 }
 
-// Maps NodeState::index to the node's position in the node list: a dense
-// table when indices are compact (the usual case), a flat map otherwise.
-class NodePositions {
- public:
-  explicit NodePositions(const std::vector<NodeState>& nodes) {
-    int64_t max_index = -1;
-    for (const NodeState& n : nodes) max_index = std::max<int64_t>(max_index, n.index);
-    dense_ = max_index < int64_t(4 * nodes.size() + 1024);
-    if (dense_) {
-      table_.assign(size_t(max_index + 1), -1);
-      for (size_t i = 0; i < nodes.size(); ++i) table_[size_t(nodes[i].index)] = int32_t(i);
-    } else {
-      for (size_t i = 0; i < nodes.size(); ++i) sparse_[nodes[i].index] = int32_t(i);
-    }
-  }
-  // -1 if the index is not in the list.
-  int32_t Find(int32_t index) const {
-    if (index < 0) return -1;
-    if (dense_) return size_t(index) < table_.size() ? table_[size_t(index)] : -1;
-    auto it = sparse_.find(index);
-    return it == sparse_.end() ? -1 : it->second;
-  }
-
- private:
-  bool dense_ = true;
-  std::vector<int32_t> table_;
-  boost::container::flat_map<int32_t, int32_t> sparse_;
-};
-
 struct JobOnNode {
   uint32_t job;   // position in `running`
   uint32_t gpus;  // GPUs it holds on this node

@@ -1,4 +1,5 @@
 // Tests of the preemption rules and the choice of victims (preempt.h).
+#include "libbudget/test_nodes.h"
 #include "libbudget/test_support.h"
 
 #include <algorithm>
@@ -73,17 +74,7 @@ RunningJob Job(const JobSpec& spec) {
   return j;
 }
 
-// Nodes 0..n-1 of 8 GPUs; free GPUs as given.
-std::vector<NodeState> Nodes(const std::vector<uint32_t>& free) {
-  std::vector<NodeState> nodes;
-  for (size_t i = 0; i < free.size(); ++i) {
-    NodeState n;
-    n.index = int32_t(i);
-    n.free_gpus = free[i];
-    nodes.push_back(n);
-  }
-  return nodes;
-}
+using budget::testing::Nodes;
 
 std::string VictimIds(const PreemptionPlan& plan) {
   std::string s;

@@ -3,6 +3,7 @@
 // in holes that end before the reservations of the jobs ahead of them,
 // planned by time limits, by bf_window, bf_resolution, bf_max_job_test and
 // bf_max_job_start; the hero hold applies to both.
+#include "libbudget/test_nodes.h"
 #include "libbudget/test_support.h"
 
 #include <string>
@@ -27,16 +28,7 @@ namespace {
 // where a test wants it.
 constexpr TimePoint kNow = 1'800'000'000 / 3600 * 3600;
 
-std::vector<NodeState> Nodes(std::vector<uint32_t> free) {
-  std::vector<NodeState> nodes;
-  for (size_t i = 0; i < free.size(); ++i) {
-    NodeState n;
-    n.index = int32_t(i);
-    n.free_gpus = free[i];
-    nodes.push_back(n);
-  }
-  return nodes;
-}
+using budget::testing::Nodes;
 
 RunningJob Run(uint32_t id, std::vector<int32_t> nodes, uint32_t gpus, TimePoint start, Seconds limit) {
   RunningJob r;

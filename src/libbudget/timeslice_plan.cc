@@ -106,39 +106,11 @@ bool EnoughAllowed(const JobShape& shape, const std::vector<RunningJob>& candida
   return available >= shape.total_gpus();
 }
 
-// NodeState::index -> position in the node list: a table when indices are
-// compact (Slurm's node numbers, the usual case), a hash map otherwise.
-class NodePosition {
- public:
-  explicit NodePosition(const std::vector<NodeState>& nodes) {
-    int64_t max_index = -1;
-    for (const NodeState& n : nodes) max_index = std::max<int64_t>(max_index, n.index);
-    dense_ = max_index < int64_t(4 * nodes.size() + 1024);
-    if (dense_) table_.assign(size_t(max_index + 1), -1);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (nodes[i].index < 0) continue;
-      if (dense_) {
-        table_[size_t(nodes[i].index)] = int32_t(i);
-      } else {
-        sparse_[nodes[i].index] = int32_t(i);
-      }
-    }
-  }
-  NodeState* Find(std::vector<NodeState>* nodes, int32_t index) const {
-    int32_t at = -1;
-    if (dense_ && index >= 0 && size_t(index) < table_.size()) at = table_[size_t(index)];
-    if (!dense_) {
-      auto it = sparse_.find(index);
-      if (it != sparse_.end()) at = it->second;
-    }
-    return at < 0 ? nullptr : &(*nodes)[size_t(at)];
-  }
-
- private:
-  bool dense_ = true;
-  std::vector<int32_t> table_;
-  std::unordered_map<int32_t, int32_t> sparse_;
-};
+// The node of `index` in `nodes` (positions made from them), or null.
+NodeState* NodeAt(std::vector<NodeState>* nodes, const NodePositions& positions, int32_t index) {
+  int32_t at = positions.Find(index);
+  return at < 0 ? nullptr : &(*nodes)[size_t(at)];
+}
 
 void Take(std::vector<NodeState>* nodes, const std::vector<int32_t>& targets, uint32_t gpus) {
   for (NodeState& n : *nodes) {
@@ -249,13 +221,13 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
   // Free GPUs per node from the running jobs; jobs leaving already still
   // hold theirs until they end.
   std::vector<NodeState> nodes = in.nodes;
-  NodePosition position(nodes);
+  NodePositions position(nodes);
   for (NodeState& n : nodes) n.free_gpus = n.total_gpus;
   std::vector<RunningJob> candidates;
   candidates.reserve(in.running.size());
   for (const RunningJob& job : in.running) {
     for (const NodeGpus& n : job.nodes) {
-      NodeState* s = position.Find(&nodes, n.node);
+      NodeState* s = NodeAt(&nodes, position, n.node);
       if (s) s->free_gpus -= std::min(s->free_gpus, n.gpus);
     }
     // Leaving already, or allocated work the tree cannot rank: not victims.
@@ -323,7 +295,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
           }
           plan->preemptions.push_back(std::move(p));
           for (const NodeGpus& n : job.nodes) {
-            NodeState* s = position.Find(&nodes, n.node);
+            NodeState* s = NodeAt(&nodes, position, n.node);
             if (!s) continue;
             s->free_gpus = std::min(s->total_gpus, s->free_gpus + n.gpus);
             if (s->usable) free_total += n.gpus;
@@ -405,7 +377,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
         // The victim's GPUs go free (to this job, below) and it is no
         // longer a candidate.
         for (const NodeGpus& n : job->nodes) {
-          NodeState* s = position.Find(&nodes, n.node);
+          NodeState* s = NodeAt(&nodes, position, n.node);
           if (!s) continue;
           s->free_gpus = std::min(s->total_gpus, s->free_gpus + n.gpus);
           if (s->usable) free_total += n.gpus;
