@@ -7,9 +7,11 @@
 
 #include "sim/generator.h"
 #include "sim/trace_reader.h"
+#include "sim/sim_test_util.h"
 
 using budget::Status;
 using namespace budget::sim;
+using budget::sim::testing::AssertSameJob;
 
 namespace {
 
@@ -197,16 +199,7 @@ void test_written_trace_reads_back_identically(void**) {
   for (size_t i = 0; i < w.jobs.size(); ++i) {
     const TraceJob& a = w.jobs[i];
     const TraceJob& b = back.jobs[i];
-    assert_int_equal(a.id, b.id);
-    assert_int_equal(a.submit, b.submit);
-    assert_string_equal(w.accounts[a.account].c_str(), back.accounts[b.account].c_str());
-    assert_string_equal(w.UserName(a.user).c_str(), back.UserName(b.user).c_str());
-    assert_int_equal(a.gpus, b.gpus);
-    assert_int_equal(a.duration, b.duration);
-    assert_int_equal(a.min_runtime, b.min_runtime);
-    assert_int_equal(a.resumable, b.resumable);
-    assert_int_equal(a.priority, b.priority);
-    assert_int_equal(a.time_limit, b.time_limit);
+    AssertSameJob(w, a, back, b);
     // 1.3 x the duration, in whole minutes.
     assert_int_equal(a.time_limit, DeriveTimeLimit(a.duration, 1.3));
     limits_differ |= a.time_limit != w.jobs[0].time_limit;

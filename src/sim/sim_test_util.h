@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "libbudget/config.h"
+#include "libbudget/test_support.h"
 #include "libbudget/tree.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
@@ -95,6 +96,21 @@ inline TimePoint FinishTime(const RunOutput& out, uint32_t id) {
   for (const Decision& d : out.decisions)
     if (d.kind == Decision::Kind::kFinish && d.job_id == id) return d.time;
   return -1;
+}
+
+// Job a of workload wa and job b of wb are the same trace job (accounts and
+// users compared by name).
+inline void AssertSameJob(const Workload& wa, const TraceJob& a, const Workload& wb, const TraceJob& b) {
+  assert_int_equal(a.id, b.id);
+  assert_int_equal(a.submit, b.submit);
+  assert_string_equal(wa.accounts[a.account].c_str(), wb.accounts[b.account].c_str());
+  assert_string_equal(wa.UserName(a.user).c_str(), wb.UserName(b.user).c_str());
+  assert_int_equal(a.gpus, b.gpus);
+  assert_int_equal(a.duration, b.duration);
+  assert_int_equal(a.min_runtime, b.min_runtime);
+  assert_int_equal(a.resumable, b.resumable);
+  assert_int_equal(a.priority, b.priority);
+  assert_int_equal(a.time_limit, b.time_limit);
 }
 
 }  // namespace testing

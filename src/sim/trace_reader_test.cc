@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "sim/trace_reader.h"
+#include "sim/sim_test_util.h"
 
 using budget::Status;
 using namespace budget::sim;
+using budget::sim::testing::AssertSameJob;
 
 namespace {
 
@@ -442,16 +444,7 @@ void test_native_round_trip_and_file_errors(void**) {
   for (size_t i = 0; i < w.jobs.size(); ++i) {
     const TraceJob& a = w.jobs[i];
     const TraceJob& b = again.jobs[i];
-    assert_int_equal(a.id, b.id);
-    assert_int_equal(a.submit, b.submit);
-    assert_string_equal(w.accounts[a.account].c_str(), again.accounts[b.account].c_str());
-    assert_string_equal(w.UserName(a.user).c_str(), again.UserName(b.user).c_str());
-    assert_int_equal(a.gpus, b.gpus);
-    assert_int_equal(a.duration, b.duration);
-    assert_int_equal(a.min_runtime, b.min_runtime);
-    assert_int_equal(a.resumable, b.resumable);
-    assert_int_equal(a.priority, b.priority);
-    assert_int_equal(a.time_limit, b.time_limit);
+    AssertSameJob(w, a, again, b);
   }
   assert_string_equal(FormatNativeCsv(again).c_str(), written.c_str());
   char path[] = "/tmp/trace_reader_testXXXXXX";
