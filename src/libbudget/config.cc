@@ -114,6 +114,16 @@ std::string_view Trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
+// A relative BudgetTree path names a file beside budget.conf, not one in
+// whatever directory the daemon or tool runs in. URLs and absolute paths
+// stay as they are; so does everything when `file` has no directory.
+std::string TreePathBeside(const std::string& file, const std::string& tree) {
+  if (tree.empty() || tree[0] == '/' || tree.find("://") != std::string::npos) return tree;
+  size_t slash = file.rfind('/');
+  if (slash == std::string::npos) return tree;
+  return file.substr(0, slash + 1) + tree;
+}
+
 std::string Where(const std::string& file, int line) { return file + ":" + std::to_string(line) + ": "; }
 
 }  // namespace
@@ -160,6 +170,7 @@ Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetC
     Status st = spec->parse(value, &config);
     if (!st.ok()) return Status::InvalidArgument(Where(file, line_no) + "key " + key_name + ": " + st.message());
   }
+  config.budget_tree = TreePathBeside(file, config.budget_tree);
   if (config.default_min_runtime > config.max_min_runtime) {
     return Status::InvalidArgument(file + ": DefaultMinRuntime (" + FormatDuration(config.default_min_runtime) +
                                    ") is longer than MaxMinRuntime (" + FormatDuration(config.max_min_runtime) + ")");

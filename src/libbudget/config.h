@@ -62,7 +62,10 @@ struct BudgetConfig {
   uint32_t quick_start_gpus = 1;              // QuickStartGpus
 };
 
-// Parses the text of a budget.conf. `file` names it in error messages.
+// Parses the text of a budget.conf. `file` names it in error messages, and
+// a relative BudgetTree path is taken relative to its directory
+// ("/etc/slurm/budget.conf" and "BudgetTree=tree.json" give
+// /etc/slurm/tree.json).
 // On error *out is untouched. Cross-key rules are checked after all keys
 // (DefaultMinRuntime <= MaxMinRuntime, LedgerBucket <= LookbackWindow).
 Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetConfig* out);

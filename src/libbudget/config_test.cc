@@ -161,6 +161,24 @@ void test_path_beside_slurm_conf(void**) {
   assert_string_equal(budget::BudgetConfigPathBeside("slurm.conf").c_str(), "budget.conf");
 }
 
+void test_a_relative_tree_is_beside_budget_conf(void**) {
+  auto tree_of = [](const char* file, const char* line) {
+    BudgetConfig c;
+    assert_true(budget::ParseBudgetConfig(line, file, &c).ok());
+    return c.budget_tree;
+  };
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=budget-tree.json").c_str(),
+                      "/etc/slurm/budget-tree.json");
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=trees/a.json").c_str(),
+                      "/etc/slurm/trees/a.json");
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=/srv/tree.json").c_str(), "/srv/tree.json");
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=https://b.example/t.json").c_str(),
+                      "https://b.example/t.json");
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=file:///srv/t.json").c_str(),
+                      "file:///srv/t.json");
+  assert_string_equal(tree_of("budget.conf", "BudgetTree=t.json").c_str(), "t.json");
+}
+
 }  // namespace
 
 int main(void) {
@@ -172,6 +190,7 @@ int main(void) {
       cmocka_unit_test(test_loads_a_file),
       cmocka_unit_test(test_shipped_example_is_valid),
       cmocka_unit_test(test_path_beside_slurm_conf),
+      cmocka_unit_test(test_a_relative_tree_is_beside_budget_conf),
   };
   return cmocka_run_group_tests_name("config", tests, nullptr, nullptr);
 }
