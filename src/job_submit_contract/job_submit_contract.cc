@@ -8,8 +8,11 @@
 // apply the answer. Every rule and message lives in the core.
 //
 // With PriorityType=priority/budget and UnknownAccount=reject it also refuses
-// a job whose account no node of the allocation tree binds
-// (known_accounts.h: the tree priority/budget last loaded, never fetched).
+// a job whose account no node of the allocation tree binds, or any job while
+// no tree has loaded (known_accounts.h: the tree priority/budget last
+// loaded, never fetched). A refusal gives every reason at once (account and
+// contract), and a job that declared no --min-runtime is told at submission
+// which contract the default gave it.
 //
 // Locks: Slurm calls job_submit() with at least the job and partition read
 // locks held, and job_modify() with the job write lock held, possibly from
@@ -110,20 +113,26 @@ void SetSlurmString(char** field, const std::string& value) {
 }
 
 // UnknownAccount=reject: the account must be bound in the allocation tree.
-int CheckAccount(const job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
-  if (!g_known_accounts) return SLURM_SUCCESS;
+// Returns the refusal, or nothing.
+std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc) {
+  if (!g_known_accounts) return std::nullopt;
   std::string account = job_desc->account ? job_desc->account : "";
-  if (g_known_accounts->Check(account) != budget_submit::KnownAccounts::Verdict::kUnknown) return SLURM_SUCCESS;
-  std::string message = "account " + (account.empty() ? std::string("(none)") : account) +
-                        " has no allocation in the budget tree (UnknownAccount=reject)";
-  info("job_submit/contract: refused a job of uid %u: %s", submit_uid, message.c_str());
-  if (err_msg) *err_msg = xstrdup(message.c_str());
-  return ESLURM_INVALID_ACCOUNT;
+  std::string name = account.empty() ? std::string("(none)") : account;
+  switch (g_known_accounts->Check(account)) {
+    case budget_submit::KnownAccounts::Verdict::kKnown:
+      return std::nullopt;
+    case budget_submit::KnownAccounts::Verdict::kNoTree:
+      // Every account is unknown while no tree has loaded: the policy the
+      // admin chose holds then too (priority/budget logs why at every pass).
+      return "account " + name + " cannot be checked: no allocation tree has loaded yet (UnknownAccount=reject)";
+    case budget_submit::KnownAccounts::Verdict::kUnknown:
+      break;
+  }
+  return "account " + name + " has no allocation in the budget tree (UnknownAccount=reject)";
 }
 
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
-  int rc = CheckAccount(job_desc, submit_uid, err_msg);
-  if (rc != SLURM_SUCCESS) return rc;
+  std::optional<std::string> account_refusal = AccountRefusal(job_desc);
   std::optional<std::string> min_runtime =
       SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME");
   std::optional<std::string> resumable =
@@ -132,15 +141,21 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
                                                resumable && IsTrue(*resumable),
                                                SubmissionTimeLimit(job_desc), g_config, &contract);
-  if (!st.ok()) {
-    info("job_submit/contract: refused a job of uid %u: %s", submit_uid, st.message().c_str());
-    if (err_msg) *err_msg = xstrdup(st.message().c_str());
-    return ESLURM_INVALID_TIME_VALUE;
+  // Every reason at once: fixing one must not reveal the next.
+  if (account_refusal || !st.ok()) {
+    std::string message = account_refusal ? *account_refusal : "";
+    if (!st.ok()) message += (message.empty() ? "" : "; and ") + st.message();
+    info("job_submit/contract: refused a job of uid %u: %s", submit_uid, message.c_str());
+    if (err_msg) *err_msg = xstrdup(message.c_str());
+    return account_refusal ? ESLURM_INVALID_ACCOUNT : ESLURM_INVALID_TIME_VALUE;
   }
   // Slurm lets only operators set an AdminComment at submission; theirs is kept.
   SetSlurmString(&job_desc->admin_comment,
                  budget::ReplaceContractRecord(job_desc->admin_comment ? job_desc->admin_comment : "", contract));
   job_desc->requeue = contract.resumable ? 1 : 0;
+  // Shown by sbatch/srun/salloc on success: a job that declared nothing is
+  // told which contract it got.
+  if (!contract.declared && err_msg) *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
   return SLURM_SUCCESS;
 }
 

@@ -4,8 +4,9 @@
 // (budget_tree.last_good.json): job_submit never fetches a URL or reads the
 // tree source itself, so a submission never waits on the network. The file
 // is re-parsed only when its mtime changes; a file that cannot be read or
-// parsed keeps the previous answer (none at first: then nothing is refused,
-// priority/budget treats the job as unallocated work).
+// parsed keeps the previous answer (none at first: kNoTree, which
+// job_submit/contract refuses like an unknown account, saying why;
+// priority/budget reads the tree source once at start for this).
 //
 // Thread safety: Check() may be called from several RPC threads at once
 // (internally serialised).

@@ -115,6 +115,17 @@ Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds ti
   return Status::Ok();
 }
 
+std::string DefaultContractNote(const JobContract& contract) {
+  const std::string head = "no --min-runtime given: ";
+  const std::string tail = contract.resumable ? ", requeued if preempted" : ", cancelled if preempted";
+  if (contract.min_runtime <= 0) {
+    return head + "this job is unallocated work (DefaultMinRuntime=0): free, never protected, preemptible by "
+                  "funded work at any moment" + tail;
+  }
+  return head + "this job is protected for " + FormatDuration(contract.min_runtime) +
+         " (DefaultMinRuntime, or the time limit if shorter) and charged to its account" + tail;
+}
+
 std::string FormatContractRecord(const JobContract& contract) {
   Seconds min_runtime = contract.min_runtime < 0 ? 0 : contract.min_runtime;
   return std::string(kRecordPrefix) + "min_runtime=" + std::to_string(min_runtime) +

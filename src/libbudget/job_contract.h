@@ -60,6 +60,12 @@ inline bool operator!=(const JobContract& a, const JobContract& b) { return !(a 
 Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds time_limit,
                         const BudgetConfig& config, JobContract* out);
 
+// What a job that declared no --min-runtime is told at submission (one
+// line, shown by sbatch): the contract it got from DefaultMinRuntime, e.g.
+//   no --min-runtime given: this job is unallocated work (DefaultMinRuntime=0):
+//   free, never protected, preemptible by funded work at any moment
+std::string DefaultContractNote(const JobContract& contract);
+
 // The record token, e.g. "contract:min_runtime=900,resumable=1,declared=1".
 std::string FormatContractRecord(const JobContract& contract);
 

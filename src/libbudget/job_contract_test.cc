@@ -293,10 +293,25 @@ void test_default_contract_is_cut_to_a_shorter_limit(void**) {
   assert_int_equal(r.contract.min_runtime, 300);
 }
 
+
+void test_a_job_that_declared_nothing_is_told_its_contract(void**) {
+  budget::BudgetConfig config;  // DefaultMinRuntime=0
+  budget::JobContract c;
+  assert_true(budget::ValidateContract(nullptr, false, -1, config, &c).ok());
+  assert_string_equal(budget::DefaultContractNote(c).c_str(),
+                      "no --min-runtime given: this job is unallocated work (DefaultMinRuntime=0): free, never "
+                      "protected, preemptible by funded work at any moment, cancelled if preempted");
+  config.default_min_runtime = 900;
+  assert_true(budget::ValidateContract(nullptr, true, 600, config, &c).ok());
+  assert_string_equal(budget::DefaultContractNote(c).c_str(),
+                      "no --min-runtime given: this job is protected for 10:00 (DefaultMinRuntime, or the time "
+                      "limit if shorter) and charged to its account, requeued if preempted");
+}
 }  // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_a_job_that_declared_nothing_is_told_its_contract),
       cmocka_unit_test(test_absent_min_runtime_gets_the_default),
       cmocka_unit_test(test_default_is_cut_to_a_shorter_time_limit),
       cmocka_unit_test(test_declared_min_runtime_within_bounds_is_accepted),

@@ -41,6 +41,7 @@ std::vector<std::string_view> Split(std::string_view text, char sep) {
 
 Status ParseDuration(std::string_view text, Seconds* out) {
   if (text.empty()) return Bad(text, "empty");
+  if (text.front() == '-') return Bad(text, "a duration cannot be negative");
   Seconds days = 0;
   std::string_view clock = text;
   size_t dash = text.find('-');

@@ -49,7 +49,9 @@ struct BadCase {
 const BadCase kBad[] = {
     {"", "empty"},
     {"abc", "not a number"},
-    {"-5", "bad day count"},
+    {"-5", "a duration cannot be negative"},
+    {"-1-00:00:00", "a duration cannot be negative"},
+    {"x-5", "bad day count"},
     {"1:2:3:4", "too many"},
     {"1::2", "not a number"},
     {"1-", "not a number"},

@@ -121,8 +121,11 @@ budget::Status RecalcThread::Start() {
     LogErrorLines("ignoring the last good tree", st.message());
   }
   // A first order, so that jobs submitted before the first pass get a
-  // priority under the saved usage.
+  // priority under the saved usage. Without a last good tree (a first
+  // start), the source is read now, so that job_submit/contract has a tree
+  // to check accounts against from the first submission.
   budget::TimePoint now = time(nullptr);
+  if (!reloader_->has_tree()) ReloadTreeIfDue(now, /*forced=*/true);
   if (reloader_->has_tree()) {
     PassResult result;
     if (ComputePriorities(reloader_->shared_tree(), config_, {}, 1, now, &ledger_, &result).ok()) {
@@ -241,7 +244,14 @@ void RecalcThread::RunPass() {
   ReloadConfigIfAsked();
   budget::TimePoint now = time(nullptr);
   ReloadTreeIfDue(now, /*forced=*/false);
-  if (!reloader_->has_tree()) return;  // cursors stay put: nothing is lost
+  if (!reloader_->has_tree()) {
+    // Said at every pass, not once: a policy that is not running must not
+    // look like one that is. Cursors stay put: nothing is lost.
+    error("priority/budget: no allocation tree has loaded yet from %s: every job has priority 1 and no budget "
+          "applies until one does (the errors above say why)",
+          reloader_->source().description().c_str());
+    return;
+  }
   if (now < last_pass_) last_pass_ = now;  // the clock went back
 
   PassTimes times;

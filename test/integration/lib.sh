@@ -72,9 +72,11 @@ contains() {
 }
 
 # submit ARGS...: sbatch --parsable; prints the job id (fails the test if none).
+# sbatch's stderr (errors, and job_submit/contract's note on the default
+# contract) goes to the test's stderr.
 submit() {
   local out
-  out=$(sbatch --parsable "$@" 2>&1) || { echo "sbatch $*: $out" >&2; return 1; }
+  out=$(sbatch --parsable "$@") || { echo "sbatch $*: failed (its message is above)" >&2; return 1; }
   echo "${out%%;*}"
 }
 

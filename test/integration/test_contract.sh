@@ -72,6 +72,11 @@ check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0)" \
   field_is "$id" AdminComment "contract:min_runtime=30,resumable=0,declared=0"
 check "--requeue without --resumable gives Requeue=0" field_is "$id" Requeue 0
 check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
+check "sbatch tells a job without --min-runtime which contract it got" \
+  contains "sbatch: no --min-runtime given: this job is protected for 00:30 (DefaultMinRuntime" \
+  "$(sbatch_out -o /dev/null --wrap true)"
+check "... and says nothing when the job declares one" \
+  bash -c '! sbatch -o /dev/null --min-runtime=0:10 --wrap true 2>&1 | grep -q "no --min-runtime given"'
 
 id=$(submit -o /dev/null --time=1:00:00 --min-runtime=1:00:00 --wrap 'true') || fail_now "min-runtime = time limit"
 check "--min-runtime equal to --time is accepted and completes" wait_state "$id" COMPLETED 30

@@ -194,6 +194,25 @@ out=$(sbatch -o /dev/null -A nobody --min-runtime=1 --wrap true 2>&1)
 check "UnknownAccount=reject refuses an account the tree does not bind" \
   contains "account nobody has no allocation in the budget tree (UnknownAccount=reject)" "$out"
 check "... and accepts one it binds" submit -o /dev/null -A teama --min-runtime=1 --wrap true
+out=$(sbatch -o /dev/null -A nobody --min-runtime=abc --wrap true 2>&1)
+check "a refusal gives every reason at once: the account ..." \
+  contains "account nobody has no allocation in the budget tree (UnknownAccount=reject)" "$out"
+check "... and the contract" contains 'invalid time "abc"' "$out"
+
+# --- a relative BudgetTree; no tree at all --------------------------------------
+"$CLUSTER" stop > /dev/null
+export BUDGET_CONF=$(budget_conf budget-tree.json reject)
+cluster_start -n 1 -g 8
+check "a relative BudgetTree names the file beside budget.conf" \
+  poll 20 log_has "priority/budget: loaded the allocation tree from $TREE: 3 nodes"
+"$CLUSTER" stop > /dev/null
+export BUDGET_CONF=$(budget_conf no-such-tree.json reject)
+cluster_start -n 1 -g 8
+check "with no tree loaded, every pass says so (3 passes)" \
+  poll 30 log_count_above "priority/budget: no allocation tree has loaded yet from" 2
+out=$(sbatch -o /dev/null -A teama --min-runtime=1 --wrap true 2>&1)
+check "... and UnknownAccount=reject refuses every job, saying why" \
+  contains "account teama cannot be checked: no allocation tree has loaded yet (UnknownAccount=reject)" "$out"
 
 rm -f "$good_tree"
 finish
