@@ -11,6 +11,7 @@
 #include "sim/generator.h"
 #include "sim/options.h"
 #include "sim/progress.h"
+#include "sim/rejections.h"
 #include "sim/report_json.h"
 #include "sim/report_table.h"
 #include "sim/sim_setup.h"
@@ -129,5 +130,8 @@ int main(int argc, char** argv) {
   if (!o.svg_usage_file.empty() &&
       !(st = WriteTextFile(o.svg_usage_file, RenderUsageSvg(results, workload, tree))).ok())
     return Fail(st);
+  // After the outputs, which show the reasons per policy: a run that
+  // admitted nothing is not a result.
+  if (!(st = CheckSomeJobAdmitted(results)).ok()) return Fail(st);
   return 0;
 }
