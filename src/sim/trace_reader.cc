@@ -70,8 +70,13 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos) continue;  // blank line
     if (spec.comment != '\0' && line[first] == spec.comment) continue;
-    SplitFields(line, spec.separator, &fields);
+    SplitError split_error;
+    bool split = SplitFields(line, spec.separator, &fields, &split_error);
     if (!header_seen) {
+      if (!split) {
+        *out = Workload();
+        return Status::InvalidArgument(Where(file, line_no, split_error.column, "header: " + split_error.what));
+      }
       size_t required = spec.required_columns == 0 ? spec.header.size() : spec.required_columns;
       bool same = fields.size() >= required && fields.size() <= spec.header.size();
       for (size_t i = 0; same && i < fields.size(); ++i) same = fields[i].text == spec.header[i];
@@ -93,7 +98,8 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     TraceJob job;
     std::string account, user;
     bool filtered = false;
-    Status st = parse(fields, line_no, columns, &job, &account, &user, &filtered);
+    Status st = split ? parse(fields, line_no, columns, &job, &account, &user, &filtered)
+                      : Status::InvalidArgument(Where(file, line_no, split_error.column, split_error.what));
     if (!st.ok()) {
       if (!options.skip_bad_rows) {
         *out = Workload();
@@ -152,9 +158,9 @@ std::string FormatNativeCsv(const Workload& w) {
   for (const TraceJob& j : w.jobs) {
     s += std::to_string(j.submit);
     s += ',';
-    s += w.accounts[j.account];
+    s += CsvField(w.accounts[j.account]);
     s += ',';
-    s += w.UserName(j.user);
+    s += CsvField(w.UserName(j.user));
     std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u,%lld\n", j.gpus,
                   static_cast<long long>(j.duration), static_cast<long long>(j.min_runtime),
                   j.resumable ? 1 : 0, j.priority, static_cast<long long>(j.time_limit));

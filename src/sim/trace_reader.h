@@ -20,6 +20,8 @@
 //           (DeriveTimeLimit(requested, 1)), or derived when it is unknown
 //           (-1) or 0.
 // "Derived" is DeriveTimeLimit(duration, time_limit_factor) (workload.h).
+// CSV fields (native, philly) may be quoted as RFC 4180 has it (csv_row.h);
+// the native writer quotes the names that need it.
 //
 // Errors. A malformed row stops the read with InvalidArgument
 //   "<file>:<line>:<column>: <field>: <why>"

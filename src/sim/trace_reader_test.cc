@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <unistd.h>
 
@@ -169,6 +170,82 @@ void test_philly_errors(void**) {
     assert_false(st.ok());
     assert_string_equal(st.message().c_str(), c.message);
   }
+}
+
+void test_quoted_fields_are_read(void**) {
+  // RFC 4180: a quoted field may hold the separator, a doubled quote is one
+  // quote, blanks around the quotes go and blanks inside stay; any field
+  // may be quoted, the header's too.
+  std::string text =
+      "\"submit\",account,user,gpus,duration,min_runtime,resumable,priority\n"
+      "\"100\",\"llm, pretrain\",\"al \"\"ice\"\"\",8,3600,900,1,5\n"
+      "50, \"robotics\" ,\"\",\" 1\",900,0,false,0\n";
+  Workload w;
+  ReadStats stats;
+  Status st = ReadNative(text, &w, &stats);
+  assert_true(st.ok());
+  assert_int_equal(w.jobs.size(), 2);
+  assert_string_equal(w.accounts[w.jobs[0].account].c_str(), "robotics");
+  assert_int_equal(w.jobs[0].user, kNoUser);
+  assert_int_equal(w.jobs[0].gpus, 1);
+  assert_int_equal(w.jobs[1].submit, 100);
+  assert_string_equal(w.accounts[w.jobs[1].account].c_str(), "llm, pretrain");
+  assert_string_equal(w.UserName(w.jobs[1].user).c_str(), "al \"ice\"");
+  // Philly's timestamp, quoted as spreadsheets write it.
+  text = "timestamp,duration,num_gpus,gpu_time,cluster\n"
+         "\"2017-10-03 10:00:00\",7200,8,57600,\"vc,1\"\n";
+  st = ReadTraceText(text, "p.csv", TraceFormat::kPhilly, TraceOptions(), &w, &stats);
+  assert_true(st.ok());
+  assert_int_equal(w.jobs[0].submit, 1507024800);
+  assert_string_equal(w.accounts[w.jobs[0].account].c_str(), "vc,1");
+}
+
+void test_malformed_quotes_name_the_column(void**) {
+  const BadRow cases[] = {
+      // The opening quote of the field that does not end.
+      {"0,\"llm,a,8,60,0,1,0", "t.csv:2:3: unterminated quoted field (a quoted field ends on its line)"},
+      {"0,\"llm\"x,a,8,60,0,1,0", "t.csv:2:8: text after the closing quote of a quoted field"},
+      {"0,ll\"m,a,8,60,0,1,0",
+       "t.csv:2:5: quote inside an unquoted field (quote the whole field and double the quote)"},
+      // A quoted number is still checked as a number, at its quote.
+      {"0,llm,a,\"8x\",60,0,1,0", "t.csv:2:9: gpus: expected an integer, got '8x'"},
+  };
+  for (const BadRow& c : cases) {
+    Workload w;
+    ReadStats stats;
+    Status st = ReadNative(std::string(kNativeHeader) + c.row + "\n", &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+  }
+  // With --skip-bad-rows such a row is one malformed row like any other.
+  Workload w;
+  ReadStats stats;
+  Status st = ReadNative(std::string(kNativeHeader) + "0,\"llm,a,8,60,0,1,0\n1,llm,a,8,60,0,1,0\n", &w, &stats,
+                         /*skip=*/true);
+  assert_true(st.ok());
+  assert_int_equal(stats.bad_rows, 1);
+  assert_int_equal(w.jobs.size(), 1);
+  // In the header, it is a header error.
+  st = ReadNative("submit,\"account\n", &w, &stats);
+  assert_false(st.ok());
+  assert_string_equal(st.message().c_str(),
+                      "t.csv:1:8: header: unterminated quoted field (a quoted field ends on its line)");
+}
+
+void test_names_with_commas_and_quotes_round_trip(void**) {
+  Workload w;
+  TraceJob j;
+  j.account = w.InternAccount("llm, \"pre\"");
+  j.user = w.InternUser(" padded ");
+  j.time_limit = 60;
+  w.jobs.push_back(j);
+  w.SortAndNumber();
+  std::string text = FormatNativeCsv(w);
+  assert_non_null(strstr(text.c_str(), "\n0,\"llm, \"\"pre\"\"\",\" padded \",1,"));
+  Workload back;
+  ReadStats stats;
+  assert_true(ReadNative(text, &back, &stats).ok());
+  AssertSameJob(w, w.jobs[0], back, back.jobs[0]);
 }
 
 void test_swf_maps_processors_to_gpus(void**) {
@@ -475,6 +552,9 @@ int main() {
       cmocka_unit_test(test_skip_bad_rows_counts_them),
       cmocka_unit_test(test_philly_reads_any_order_with_default_contract),
       cmocka_unit_test(test_philly_errors),
+      cmocka_unit_test(test_quoted_fields_are_read),
+      cmocka_unit_test(test_malformed_quotes_name_the_column),
+      cmocka_unit_test(test_names_with_commas_and_quotes_round_trip),
       cmocka_unit_test(test_swf_maps_processors_to_gpus),
       cmocka_unit_test(test_swf_errors),
       cmocka_unit_test(test_derive_time_limit),
