@@ -29,7 +29,9 @@ int Fail(const Status& st) {
   return st.code() == Status::Code::kInvalidArgument ? 2 : 1;
 }
 
-Status LoadWorkload(const SimOptions& o, Workload* w) {
+// Reads or draws the workload; *note is the line for the head of the table
+// (DefaultContractNote), if any.
+Status LoadWorkload(const SimOptions& o, Workload* w, std::string* note) {
   if (!o.scenario_file.empty()) {
     ScenarioSpec spec;
     Status st = ParseScenarioFile(o.scenario_file, &spec);
@@ -39,15 +41,9 @@ Status LoadWorkload(const SimOptions& o, Workload* w) {
   ReadStats stats;
   Status st = ReadTraceFile(o.trace_file, o.format, o.trace, w, &stats);
   if (!st.ok()) return st;
-  if (stats.bad_rows > 0) {
-    std::fprintf(stderr, "budget-sim: %s: skipped %llu malformed row(s) of %llu; first:\n",
-                 o.trace_file.c_str(), (unsigned long long)stats.bad_rows,
-                 (unsigned long long)stats.rows);
-    for (const std::string& e : stats.first_errors) std::fprintf(stderr, "  %s\n", e.c_str());
-  }
-  if (stats.filtered > 0)
-    std::fprintf(stderr, "budget-sim: %s: %llu job(s) never ran and are not replayed\n",
-                 o.trace_file.c_str(), (unsigned long long)stats.filtered);
+  for (const std::string& line : ReadWarnings(o.trace_file, stats))
+    std::fprintf(stderr, "budget-sim: %s\n", line.c_str());
+  *note = DefaultContractNote(stats, o.trace);
   return Status::Ok();
 }
 
@@ -66,7 +62,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   Workload workload;
-  if (!(st = LoadWorkload(o, &workload)).ok()) return Fail(st);
+  std::string note;
+  if (!(st = LoadWorkload(o, &workload, &note)).ok()) return Fail(st);
   if (!o.write_trace.empty() && !(st = WriteNativeCsv(o.write_trace, workload)).ok())
     return Fail(st);
   if (workload.jobs.empty()) return Fail(Status::InvalidArgument("the workload has no jobs"));
@@ -101,6 +98,7 @@ int main(int argc, char** argv) {
     results.push_back(outputs[p].result);
     if (!engine.record_timeline) outputs[p].timeline.clear();
   }
+  if (!note.empty()) std::printf("%s\n", note.c_str());
   std::fputs(FormatTable(results).c_str(), stdout);
   if (!o.json_file.empty() && !(st = WriteTextFile(o.json_file, FormatJson(results))).ok())
     return Fail(st);

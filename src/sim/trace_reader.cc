@@ -152,6 +152,25 @@ Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOpt
   return ReadTraceText(buf.str(), file, format, options, out, stats);
 }
 
+std::vector<std::string> ReadWarnings(const std::string& file, const ReadStats& stats) {
+  std::vector<std::string> lines;
+  if (stats.bad_rows > 0) {
+    lines.push_back(file + ": skipped " + std::to_string(stats.bad_rows) + " malformed row(s) of " +
+                    std::to_string(stats.rows) + " data rows (the header not counted); first:");
+    for (const std::string& e : stats.first_errors) lines.push_back("  " + e);
+  }
+  if (stats.filtered > 0)
+    lines.push_back(file + ": " + std::to_string(stats.filtered) + " job(s) never ran and are not replayed");
+  return lines;
+}
+
+std::string DefaultContractNote(const ReadStats& stats, const TraceOptions& options) {
+  if (stats.default_contract == 0 || options.default_min_runtime > 0) return "";
+  const uint64_t n = stats.default_contract;
+  return "note: " + std::to_string(n) + (n == 1 ? " job" : " jobs") +
+         " had no contract; --default-min-runtime 0 made " + (n == 1 ? "it" : "them") + " unallocated (free) work";
+}
+
 std::string FormatNativeCsv(const Workload& w) {
   std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
   char buf[128];

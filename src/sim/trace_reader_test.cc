@@ -128,6 +128,73 @@ void test_skip_bad_rows_counts_them(void**) {
                       "t.csv:3:9: gpus: expected an integer, got 'zero'");
 }
 
+void test_skipped_rows_are_data_rows(void**) {
+  // The header, a blank line and (swf) comment lines are not rows: 1 of
+  // the 2 data rows is skipped, in each format.
+  TraceOptions o;
+  o.skip_bad_rows = true;
+  Workload w;
+  ReadStats stats;
+  std::string native = std::string(kNativeHeader) + "0,llm,a,8,60,0,1,0\n\n1,llm,a,x,60,0,1,0\n";
+  assert_true(ReadTraceText(native, "t.csv", TraceFormat::kNative, o, &w, &stats).ok());
+  assert_int_equal(stats.rows, 2);
+  std::vector<std::string> lines = ReadWarnings("t.csv", stats);
+  assert_int_equal(lines.size(), 2);
+  assert_string_equal(lines[0].c_str(),
+                      "t.csv: skipped 1 malformed row(s) of 2 data rows (the header not counted); first:");
+  assert_string_equal(lines[1].c_str(), "  t.csv:4:9: gpus: expected an integer, got 'x'");
+  std::string philly =
+      "timestamp,duration,num_gpus,gpu_time,cluster\n"
+      "2017-10-03 10:00:00,60,8,480,vc1\n"
+      "2017-10-03 10:00:00,60,x,480,vc1\n";
+  assert_true(ReadTraceText(philly, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  assert_int_equal(stats.rows, 2);
+  assert_int_equal(stats.bad_rows, 1);
+  std::string swf =
+      "; a header comment\n"
+      "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1\n"
+      "2 0 0 100 x -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1\n"
+      "3 0 0 -1 8 -1 -1 8 200 -1 0 1 1 -1 1 1 -1 -1\n";
+  assert_true(ReadTraceText(swf, "s.swf", TraceFormat::kSwf, o, &w, &stats).ok());
+  assert_int_equal(stats.rows, 3);
+  lines = ReadWarnings("s.swf", stats);
+  assert_int_equal(lines.size(), 3);
+  assert_string_equal(lines[0].c_str(),
+                      "s.swf: skipped 1 malformed row(s) of 3 data rows (the header not counted); first:");
+  assert_string_equal(lines[2].c_str(), "s.swf: 1 job(s) never ran and are not replayed");
+  // A clean read says nothing.
+  assert_true(ReadTraceText(std::string(kNativeHeader) + "0,llm,a,8,60,0,1,0\n", "t.csv", TraceFormat::kNative, o,
+                            &w, &stats).ok());
+  assert_int_equal(ReadWarnings("t.csv", stats).size(), 0);
+}
+
+void test_a_default_contract_of_0_is_noted(void**) {
+  // philly and swf carry no contract: with --default-min-runtime 0 every
+  // job is free work, which the table's head says; a native trace gives
+  // its own, and a default > 0 is a contract.
+  std::string philly =
+      "timestamp,duration,num_gpus,gpu_time,cluster\n"
+      "2017-10-03 10:00:00,60,8,480,vc1\n"
+      "2017-10-03 11:00:00,60,8,480,vc1\n";
+  TraceOptions o;
+  Workload w;
+  ReadStats stats;
+  assert_true(ReadTraceText(philly, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  assert_int_equal(stats.default_contract, 2);
+  assert_string_equal(DefaultContractNote(stats, o).c_str(),
+                      "note: 2 jobs had no contract; --default-min-runtime 0 made them unallocated (free) work");
+  std::string swf = "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1\n";
+  assert_true(ReadTraceText(swf, "s.swf", TraceFormat::kSwf, o, &w, &stats).ok());
+  assert_string_equal(DefaultContractNote(stats, o).c_str(),
+                      "note: 1 job had no contract; --default-min-runtime 0 made it unallocated (free) work");
+  o.default_min_runtime = 900;
+  assert_true(ReadTraceText(philly, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  assert_string_equal(DefaultContractNote(stats, o).c_str(), "");
+  assert_true(ReadNative(std::string(kNativeHeader) + "0,llm,a,8,60,0,1,0\n", &w, &stats).ok());
+  assert_int_equal(stats.default_contract, 0);
+  assert_string_equal(DefaultContractNote(stats, TraceOptions()).c_str(), "");
+}
+
 void test_philly_reads_any_order_with_default_contract(void**) {
   std::string text =
       "timestamp,duration,num_gpus,gpu_time,cluster\n"
@@ -550,6 +617,8 @@ int main() {
       cmocka_unit_test(test_native_errors_name_file_line_column),
       cmocka_unit_test(test_native_header_is_required),
       cmocka_unit_test(test_skip_bad_rows_counts_them),
+      cmocka_unit_test(test_skipped_rows_are_data_rows),
+      cmocka_unit_test(test_a_default_contract_of_0_is_noted),
       cmocka_unit_test(test_philly_reads_any_order_with_default_contract),
       cmocka_unit_test(test_philly_errors),
       cmocka_unit_test(test_quoted_fields_are_read),
