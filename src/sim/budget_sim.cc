@@ -71,7 +71,11 @@ int main(int argc, char** argv) {
   if (!(st = LoadSimConfig(o.config_file, &config)).ok()) return Fail(st);
   AllocationTree tree;
   std::vector<std::string> warnings;
-  if (!(st = LoadTreeOrFlat(o.tree_file, workload, &tree, &warnings)).ok()) return Fail(st);
+  std::string tree_source;
+  if (!(st = LoadSimTree(o.tree_file, o.config_file, config, workload, &tree, &warnings, &tree_source)).ok())
+    return Fail(st);
+  if (o.tree_file.empty() && !config.budget_tree.empty())
+    std::fprintf(stderr, "budget-sim: tree: %s\n", tree_source.c_str());
   for (const std::string& w : warnings) std::fprintf(stderr, "budget-sim: warning: %s\n", w.c_str());
 
   EngineOptions engine = o.engine;
