@@ -10,6 +10,7 @@
 #include "sim/events_json.h"
 #include "sim/generator.h"
 #include "sim/options.h"
+#include "sim/output_file.h"
 #include "sim/progress.h"
 #include "sim/rejections.h"
 #include "sim/report_json.h"
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
   Workload workload;
   std::string note;
   if (!(st = LoadWorkload(o, &workload, &note)).ok()) return Fail(st);
-  if (!o.write_trace.empty() && !(st = WriteNativeCsv(o.write_trace, workload)).ok())
+  if (!o.write_trace.empty() &&
+      !(st = WriteOutputFile(o.write_trace, FormatNativeCsv(workload), "the workload, native CSV", stderr)).ok())
     return Fail(st);
   if (workload.jobs.empty()) return Fail(Status::InvalidArgument("the workload has no jobs"));
   BudgetConfig config;
@@ -104,14 +106,15 @@ int main(int argc, char** argv) {
   }
   if (!note.empty()) std::printf("%s\n", note.c_str());
   std::fputs(FormatTable(results).c_str(), stdout);
-  if (!o.json_file.empty() && !(st = WriteTextFile(o.json_file, FormatJson(results))).ok())
+  if (!o.json_file.empty() &&
+      !(st = WriteOutputFile(o.json_file, FormatJson(results), "figures per policy, JSON", stderr)).ok())
     return Fail(st);
   if (!o.events_json_file.empty()) {
     std::vector<EventsPolicy> policies;
     for (size_t p = 0; p < results.size(); ++p)
       policies.push_back(EventsPolicy{results[p].policy, &outputs[p].timeline});
-    st = WriteTextFile(o.events_json_file,
-                       FormatEventsJson(workload, engine.nodes, engine.gpus_per_node, policies));
+    st = WriteOutputFile(o.events_json_file, FormatEventsJson(workload, engine.nodes, engine.gpus_per_node, policies),
+                         "every run of every job, JSON", stderr);
     if (!st.ok()) return Fail(st);
   }
   if (!o.svg_file.empty()) {
@@ -126,11 +129,12 @@ int main(int argc, char** argv) {
     std::vector<TimelinePanel> panels;
     for (size_t p = 0; p < results.size(); ++p)
       panels.push_back(TimelinePanel{results[p].policy, &outputs[p].timeline});
-    if (!(st = WriteTextFile(o.svg_file, RenderTimelineSvg(panels, workload, tree, to))).ok())
-      return Fail(st);
+    st = WriteOutputFile(o.svg_file, RenderTimelineSvg(panels, workload, tree, to), "per-GPU timeline, SVG", stderr);
+    if (!st.ok()) return Fail(st);
   }
   if (!o.svg_usage_file.empty() &&
-      !(st = WriteTextFile(o.svg_usage_file, RenderUsageSvg(results, workload, tree))).ok())
+      !(st = WriteOutputFile(o.svg_usage_file, RenderUsageSvg(results, workload, tree),
+                             "delivered vs entitlement per team, SVG", stderr)).ok())
     return Fail(st);
   // After the outputs, which show the reasons per policy: a run that
   // admitted nothing is not a result.

@@ -2,8 +2,6 @@
 
 #include <json-c/json.h>
 
-#include <fstream>
-
 namespace budget {
 namespace sim {
 
@@ -70,15 +68,6 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
                                                               JSON_C_TO_STRING_SPACED);
   json_object_put(root);
   return text + "\n";
-}
-
-Status WriteTextFile(const std::string& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError(file + ": cannot open for writing");
-  out << text;
-  out.close();
-  if (!out) return Status::IOError(file + ": write error");
-  return Status::Ok();
 }
 
 }  // namespace sim

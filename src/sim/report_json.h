@@ -14,14 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/status.h"
 #include "sim/run_metrics.h"
 
 namespace budget {
 namespace sim {
 
 std::string FormatJson(const std::vector<PolicyResult>& results);
-Status WriteTextFile(const std::string& file, const std::string& text);
 
 }  // namespace sim
 }  // namespace budget

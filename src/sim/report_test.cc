@@ -1,13 +1,19 @@
 // Tests of what budget-sim reports of a run (report_table.h, report_json.h,
-// rejections.h): jobs refused at submission are counted per reason in the
-// table and the JSON, and a run that admitted no job is an error.
+// rejections.h, output_file.h): jobs refused at submission are counted per
+// reason in the table and the JSON, a run that admitted no job is an error,
+// and every file written is named.
 #include "libbudget/test_support.h"
 
 #include <json-c/json.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "sim/output_file.h"
 #include "sim/rejections.h"
 #include "sim/report_json.h"
 #include "sim/report_table.h"
@@ -118,6 +124,31 @@ void test_a_run_that_admitted_no_job_is_an_error(void**) {
   assert_true(CheckSomeJobAdmitted({Run("fifo", MixedWorkload(), tree, 1, 1000).result}).ok());
 }
 
+void test_each_written_file_is_named(void**) {
+  char path[] = "/tmp/report_testXXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  char* logged = nullptr;
+  size_t size = 0;
+  FILE* log = open_memstream(&logged, &size);
+  assert_non_null(log);
+  assert_true(WriteOutputFile(path, "{}\n", "figures per policy, JSON", log).ok());
+  // A file that cannot be written: the error, and no line.
+  Status st = WriteOutputFile("/nonexistent/dir/out.json", "{}\n", "figures per policy, JSON", log);
+  std::fclose(log);
+  assert_int_equal(st.code(), Status::Code::kIOError);
+  assert_string_equal(st.message().c_str(), "/nonexistent/dir/out.json: cannot open for writing");
+  assert_string_equal(logged, (std::string("budget-sim: wrote ") + path + " (figures per policy, JSON)\n").c_str());
+  std::free(logged);
+  FILE* f = std::fopen(path, "r");
+  char text[8] = {0};
+  assert_non_null(std::fgets(text, sizeof text, f));
+  std::fclose(f);
+  assert_string_equal(text, "{}\n");
+  unlink(path);
+}
+
 }  // namespace
 
 int main() {
@@ -127,6 +158,7 @@ int main() {
       cmocka_unit_test(test_table_names_at_most_ten_reasons),
       cmocka_unit_test(test_json_counts_rejections_per_reason),
       cmocka_unit_test(test_a_run_that_admitted_no_job_is_an_error),
+      cmocka_unit_test(test_each_written_file_is_named),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/output_file.h"
 #include "sim/trace_formats.h"
 
 namespace budget {
@@ -189,12 +190,7 @@ std::string FormatNativeCsv(const Workload& w) {
 }
 
 Status WriteNativeCsv(const std::string& file, const Workload& workload) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError(file + ": cannot open for writing");
-  out << FormatNativeCsv(workload);
-  out.close();
-  if (!out) return Status::IOError(file + ": write error");
-  return Status::Ok();
+  return WriteTextFile(file, FormatNativeCsv(workload));
 }
 
 }  // namespace sim
