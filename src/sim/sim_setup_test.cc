@@ -50,29 +50,44 @@ const Workload& AccountA() {
   return w;
 }
 
+// The working directory is `dir` while one lives.
+class InDirectory {
+ public:
+  explicit InDirectory(const std::string& dir) {
+    assert_non_null(getcwd(back_, sizeof back_));
+    assert_int_equal(chdir(dir.c_str()), 0);
+  }
+  ~InDirectory() { assert_int_equal(chdir(back_), 0); }
+
+ private:
+  char back_[4096];
+};
+
+// What budget-sim --config `conf` without --tree loads.
+Status TreeOf(const std::string& conf, AllocationTree* tree, std::string* source) {
+  BudgetConfig config;
+  assert_true(LoadSimConfig(conf, &config).ok());
+  std::vector<std::string> warnings;
+  return LoadSimTree("", conf, config, AccountA(), tree, &warnings, source);
+}
+
 void test_budget_tree_is_read_beside_budget_conf(void**) {
   std::string dir = MakeConfDir();
   std::string conf = dir + "/conf/budget.conf";
-  BudgetConfig config;
-  assert_true(LoadSimConfig(conf, &config).ok());
   AllocationTree tree;
-  std::vector<std::string> warnings;
   std::string source;
-  Status st = LoadSimTree("", conf, config, AccountA(), &tree, &warnings, &source);
-  assert_true(st.ok());
+  assert_true(TreeOf(conf, &tree, &source).ok());
   assert_true(tree.NodeFor("a", "") != kNoNode);
   assert_string_equal(tree.node(tree.NodeFor("a", "")).name.c_str(), "team");
   assert_string_equal(source.c_str(), ("BudgetTree of " + conf + ": " + dir + "/conf/tree.json").c_str());
   // A relative budget.conf from another directory: still beside it, not
   // in the working directory.
-  char cwd[4096];
-  assert_non_null(getcwd(cwd, sizeof cwd));
-  assert_int_equal(chdir(dir.c_str()), 0);
-  assert_true(LoadSimConfig("conf/budget.conf", &config).ok());
-  st = LoadSimTree("", "conf/budget.conf", config, AccountA(), &tree, &warnings, &source);
-  assert_int_equal(chdir(cwd), 0);
-  assert_true(st.ok());
-  assert_true(tree.NodeFor("a", "") != kNoNode);
+  {
+    InDirectory in(dir);
+    AllocationTree relative;
+    assert_true(TreeOf("conf/budget.conf", &relative, &source).ok());
+    assert_true(relative.NodeFor("a", "") != kNoNode);
+  }
   RemoveConfDir(dir);
 }
 
@@ -103,12 +118,9 @@ void test_a_budget_tree_that_cannot_be_used_is_an_error(void**) {
   std::string dir = MakeConfDir();
   std::string conf = dir + "/conf/missing.conf";
   WriteFile(conf, "BudgetTree=missing.json\n");
-  BudgetConfig config;
-  assert_true(LoadSimConfig(conf, &config).ok());
   AllocationTree tree;
-  std::vector<std::string> warnings;
   std::string source;
-  Status st = LoadSimTree("", conf, config, AccountA(), &tree, &warnings, &source);
+  Status st = TreeOf(conf, &tree, &source);
   assert_false(st.ok());
   assert_int_equal(st.code(), Status::Code::kIOError);
   assert_string_equal(st.message().c_str(),
@@ -129,12 +141,12 @@ void test_a_budget_tree_that_cannot_be_used_is_an_error(void**) {
   assert_string_equal(SimTreeFile("", "budget.conf", url, &file).message().c_str(),
                       "budget.conf: BudgetTree=ftp://b.example/t.json: unsupported URL scheme (use a path or file://)");
   // budget.conf's own errors name it as it was given.
-  char cwd[4096];
-  assert_non_null(getcwd(cwd, sizeof cwd));
   WriteFile(dir + "/conf/bad.conf", "NoSuchKey=1\n");
-  assert_int_equal(chdir(dir.c_str()), 0);
-  st = LoadSimConfig("conf/bad.conf", &config);
-  assert_int_equal(chdir(cwd), 0);
+  {
+    InDirectory in(dir);
+    BudgetConfig config;
+    st = LoadSimConfig("conf/bad.conf", &config);
+  }
   assert_false(st.ok());
   assert_true(st.message().rfind("conf/bad.conf:1: ", 0) == 0);
   RemoveConfDir(dir);

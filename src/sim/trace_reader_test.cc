@@ -26,15 +26,21 @@ Status ReadNative(const std::string& text, Workload* w, ReadStats* stats, bool s
   return ReadTraceText(text, "t.csv", TraceFormat::kNative, o, w, stats);
 }
 
+// `text` read as a native trace, which must read.
+Workload ReadNativeOk(const std::string& text, ReadStats* stats) {
+  Workload w;
+  Status st = ReadNative(text, &w, stats);
+  assert_true(st.ok());
+  return w;
+}
+
 void test_native_reads_and_sorts_by_submit(void**) {
   std::string text = std::string(kNativeHeader) +
                      "100,llm,alice,8,3600,900,1,5\n"
                      "\n"
                      "50,robotics,,1,900,0,false,0\r\n";
-  Workload w;
   ReadStats stats;
-  Status st = ReadNative(text, &w, &stats);
-  assert_true(st.ok());
+  Workload w = ReadNativeOk(text, &stats);
   // Two data rows, the blank line is not one.
   assert_int_equal(stats.rows, 2);
   assert_int_equal(w.jobs.size(), 2);
@@ -57,10 +63,22 @@ struct BadRow {
   const char* message;
 };
 
+// Each row after `header` fails with its message, and nothing is half-read.
+void AssertRowsFail(const std::string& header, const std::vector<BadRow>& cases) {
+  for (const BadRow& c : cases) {
+    Workload w;
+    ReadStats stats;
+    Status st = ReadNative(header + c.row + "\n", &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+    assert_int_equal(w.jobs.size(), 0);
+  }
+}
+
 void test_native_errors_name_file_line_column(void**) {
   // Line 2 is the first data row; columns count from 1 at the field's first
   // character.
-  const BadRow cases[] = {
+  const std::vector<BadRow> cases = {
       {"x,llm,a,8,60,0,1,0", "t.csv:2:1: submit: expected an integer, got 'x'"},
       {"0,,a,8,60,0,1,0", "t.csv:2:3: account: must not be empty"},
       // "0,llm,a," is 8 characters: gpus starts at column 9.
@@ -73,15 +91,7 @@ void test_native_errors_name_file_line_column(void**) {
       // 7 fields: the column of the last field is named.
       {"0,llm,a,8,60,0,1", "t.csv:2:16: expected 8 fields, got 7"},
   };
-  for (const BadRow& c : cases) {
-    Workload w;
-    ReadStats stats;
-    Status st = ReadNative(std::string(kNativeHeader) + c.row + "\n", &w, &stats);
-    assert_false(st.ok());
-    assert_string_equal(st.message().c_str(), c.message);
-    // Nothing half-read.
-    assert_int_equal(w.jobs.size(), 0);
-  }
+  AssertRowsFail(kNativeHeader, cases);
 }
 
 void test_native_header_is_required(void**) {
@@ -247,10 +257,8 @@ void test_quoted_fields_are_read(void**) {
       "\"submit\",account,user,gpus,duration,min_runtime,resumable,priority\n"
       "\"100\",\"llm, pretrain\",\"al \"\"ice\"\"\",8,3600,900,1,5\n"
       "50, \"robotics\" ,\"\",\" 1\",900,0,false,0\n";
-  Workload w;
   ReadStats stats;
-  Status st = ReadNative(text, &w, &stats);
-  assert_true(st.ok());
+  Workload w = ReadNativeOk(text, &stats);
   assert_int_equal(w.jobs.size(), 2);
   assert_string_equal(w.accounts[w.jobs[0].account].c_str(), "robotics");
   assert_int_equal(w.jobs[0].user, kNoUser);
@@ -261,14 +269,14 @@ void test_quoted_fields_are_read(void**) {
   // Philly's timestamp, quoted as spreadsheets write it.
   text = "timestamp,duration,num_gpus,gpu_time,cluster\n"
          "\"2017-10-03 10:00:00\",7200,8,57600,\"vc,1\"\n";
-  st = ReadTraceText(text, "p.csv", TraceFormat::kPhilly, TraceOptions(), &w, &stats);
+  Status st = ReadTraceText(text, "p.csv", TraceFormat::kPhilly, TraceOptions(), &w, &stats);
   assert_true(st.ok());
   assert_int_equal(w.jobs[0].submit, 1507024800);
   assert_string_equal(w.accounts[w.jobs[0].account].c_str(), "vc,1");
 }
 
 void test_malformed_quotes_name_the_column(void**) {
-  const BadRow cases[] = {
+  const std::vector<BadRow> cases = {
       // The opening quote of the field that does not end.
       {"0,\"llm,a,8,60,0,1,0", "t.csv:2:3: unterminated quoted field (a quoted field ends on its line)"},
       {"0,\"llm\"x,a,8,60,0,1,0", "t.csv:2:8: text after the closing quote of a quoted field"},
@@ -277,13 +285,7 @@ void test_malformed_quotes_name_the_column(void**) {
       // A quoted number is still checked as a number, at its quote.
       {"0,llm,a,\"8x\",60,0,1,0", "t.csv:2:9: gpus: expected an integer, got '8x'"},
   };
-  for (const BadRow& c : cases) {
-    Workload w;
-    ReadStats stats;
-    Status st = ReadNative(std::string(kNativeHeader) + c.row + "\n", &w, &stats);
-    assert_false(st.ok());
-    assert_string_equal(st.message().c_str(), c.message);
-  }
+  AssertRowsFail(kNativeHeader, cases);
   // With --skip-bad-rows such a row is one malformed row like any other.
   Workload w;
   ReadStats stats;
@@ -482,7 +484,7 @@ void test_native_time_limit_errors(void**) {
   const std::string header =
       "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
   // "0,llm,a,8,60,0,1,0," is 19 characters: time_limit starts at column 20.
-  const BadRow cases[] = {
+  const std::vector<BadRow> cases = {
       {"0,llm,a,8,60,0,1,0,90",
        "t.csv:2:20: time_limit: must be a positive multiple of 60 (Slurm time limits are "
        "whole minutes), got 90"},
@@ -504,14 +506,7 @@ void test_native_time_limit_errors(void**) {
       // The old messages hold in 9-column files too.
       {"0,llm,a,0,60,0,1,0,60", "t.csv:2:9: gpus: must be >= 1, got 0"},
   };
-  for (const BadRow& c : cases) {
-    Workload w;
-    ReadStats stats;
-    Status st = ReadNative(header + c.row + "\n", &w, &stats);
-    assert_false(st.ok());
-    assert_string_equal(st.message().c_str(), c.message);
-    assert_int_equal(w.jobs.size(), 0);
-  }
+  AssertRowsFail(header, cases);
 }
 
 void test_bad_time_limit_factor_is_refused(void**) {
