@@ -27,11 +27,8 @@ Status BudgetPolicy::Init(const SimContext& context) {
 
 bool BudgetPolicy::Admit(uint32_t job, Seconds* min_runtime, std::string* why) {
   const TraceJob& t = ctx_.workload->jobs[job];
+  if (RefusedAsUnknownAccount(job, why)) return false;
   if ((*ctx_.jobs)[job].node == kNoNode) {
-    if (ctx_.config->unknown_account == UnknownAccountPolicy::kReject) {
-      *why = "account '" + ctx_.workload->accounts[t.account] + "' is in no tree node";
-      return false;
-    }
     *min_runtime = 0;  // UnknownAccount=unallocated: runs as free work
     return true;
   }
@@ -39,7 +36,12 @@ bool BudgetPolicy::Admit(uint32_t job, Seconds* min_runtime, std::string* why) {
   Status st = ValidateContract(FormatDuration(*min_runtime).c_str(), t.resumable, t.time_limit,
                                *ctx_.config, &contract);
   if (!st.ok()) {
-    *why = st.message();
+    // The rule, not the job's values, so that jobs refused alike count
+    // together (rejections.h); ValidateContract's message for any other.
+    const Seconds max = ctx_.config->max_min_runtime;
+    *why = *min_runtime > max ? "min-runtime over MaxMinRuntime=" + FormatDuration(max) + " (contract)"
+           : *min_runtime > t.time_limit ? std::string("min-runtime longer than the job's time limit (contract)")
+                                         : "contract: " + st.message();
     return false;
   }
   *min_runtime = contract.min_runtime;

@@ -10,7 +10,9 @@
 #include "sim/events_json.h"
 #include "sim/generator.h"
 #include "sim/options.h"
+#include "sim/output_file.h"
 #include "sim/progress.h"
+#include "sim/rejections.h"
 #include "sim/report_json.h"
 #include "sim/report_table.h"
 #include "sim/sim_setup.h"
@@ -28,7 +30,9 @@ int Fail(const Status& st) {
   return st.code() == Status::Code::kInvalidArgument ? 2 : 1;
 }
 
-Status LoadWorkload(const SimOptions& o, Workload* w) {
+// Reads or draws the workload; *note is the line for the head of the table
+// (DefaultContractNote), if any.
+Status LoadWorkload(const SimOptions& o, Workload* w, std::string* note) {
   if (!o.scenario_file.empty()) {
     ScenarioSpec spec;
     Status st = ParseScenarioFile(o.scenario_file, &spec);
@@ -38,15 +42,9 @@ Status LoadWorkload(const SimOptions& o, Workload* w) {
   ReadStats stats;
   Status st = ReadTraceFile(o.trace_file, o.format, o.trace, w, &stats);
   if (!st.ok()) return st;
-  if (stats.bad_rows > 0) {
-    std::fprintf(stderr, "budget-sim: %s: skipped %llu malformed row(s) of %llu; first:\n",
-                 o.trace_file.c_str(), (unsigned long long)stats.bad_rows,
-                 (unsigned long long)stats.rows);
-    for (const std::string& e : stats.first_errors) std::fprintf(stderr, "  %s\n", e.c_str());
-  }
-  if (stats.filtered > 0)
-    std::fprintf(stderr, "budget-sim: %s: %llu job(s) never ran and are not replayed\n",
-                 o.trace_file.c_str(), (unsigned long long)stats.filtered);
+  for (const std::string& line : ReadWarnings(o.trace_file, stats))
+    std::fprintf(stderr, "budget-sim: %s\n", line.c_str());
+  *note = DefaultContractNote(stats, o.trace);
   return Status::Ok();
 }
 
@@ -65,15 +63,21 @@ int main(int argc, char** argv) {
     return 0;
   }
   Workload workload;
-  if (!(st = LoadWorkload(o, &workload)).ok()) return Fail(st);
-  if (!o.write_trace.empty() && !(st = WriteNativeCsv(o.write_trace, workload)).ok())
+  std::string note;
+  if (!(st = LoadWorkload(o, &workload, &note)).ok()) return Fail(st);
+  if (!o.write_trace.empty() &&
+      !(st = WriteOutputFile(o.write_trace, FormatNativeCsv(workload), "the workload, native CSV", stderr)).ok())
     return Fail(st);
   if (workload.jobs.empty()) return Fail(Status::InvalidArgument("the workload has no jobs"));
   BudgetConfig config;
   if (!(st = LoadSimConfig(o.config_file, &config)).ok()) return Fail(st);
   AllocationTree tree;
   std::vector<std::string> warnings;
-  if (!(st = LoadTreeOrFlat(o.tree_file, workload, &tree, &warnings)).ok()) return Fail(st);
+  std::string tree_source;
+  if (!(st = LoadSimTree(o.tree_file, o.config_file, config, workload, &tree, &warnings, &tree_source)).ok())
+    return Fail(st);
+  if (o.tree_file.empty() && !config.budget_tree.empty())
+    std::fprintf(stderr, "budget-sim: tree: %s\n", tree_source.c_str());
   for (const std::string& w : warnings) std::fprintf(stderr, "budget-sim: warning: %s\n", w.c_str());
 
   EngineOptions engine = o.engine;
@@ -100,15 +104,17 @@ int main(int argc, char** argv) {
     results.push_back(outputs[p].result);
     if (!engine.record_timeline) outputs[p].timeline.clear();
   }
+  if (!note.empty()) std::printf("%s\n", note.c_str());
   std::fputs(FormatTable(results).c_str(), stdout);
-  if (!o.json_file.empty() && !(st = WriteTextFile(o.json_file, FormatJson(results))).ok())
+  if (!o.json_file.empty() &&
+      !(st = WriteOutputFile(o.json_file, FormatJson(results), "figures per policy, JSON", stderr)).ok())
     return Fail(st);
   if (!o.events_json_file.empty()) {
     std::vector<EventsPolicy> policies;
     for (size_t p = 0; p < results.size(); ++p)
       policies.push_back(EventsPolicy{results[p].policy, &outputs[p].timeline});
-    st = WriteTextFile(o.events_json_file,
-                       FormatEventsJson(workload, engine.nodes, engine.gpus_per_node, policies));
+    st = WriteOutputFile(o.events_json_file, FormatEventsJson(workload, engine.nodes, engine.gpus_per_node, policies),
+                         "every run of every job, JSON", stderr);
     if (!st.ok()) return Fail(st);
   }
   if (!o.svg_file.empty()) {
@@ -123,11 +129,15 @@ int main(int argc, char** argv) {
     std::vector<TimelinePanel> panels;
     for (size_t p = 0; p < results.size(); ++p)
       panels.push_back(TimelinePanel{results[p].policy, &outputs[p].timeline});
-    if (!(st = WriteTextFile(o.svg_file, RenderTimelineSvg(panels, workload, tree, to))).ok())
-      return Fail(st);
+    st = WriteOutputFile(o.svg_file, RenderTimelineSvg(panels, workload, tree, to), "per-GPU timeline, SVG", stderr);
+    if (!st.ok()) return Fail(st);
   }
   if (!o.svg_usage_file.empty() &&
-      !(st = WriteTextFile(o.svg_usage_file, RenderUsageSvg(results, workload, tree))).ok())
+      !(st = WriteOutputFile(o.svg_usage_file, RenderUsageSvg(results, workload, tree),
+                             "delivered vs entitlement per team, SVG", stderr)).ok())
     return Fail(st);
+  // After the outputs, which show the reasons per policy: a run that
+  // admitted nothing is not a result.
+  if (!(st = CheckSomeJobAdmitted(results)).ok()) return Fail(st);
   return 0;
 }

@@ -12,15 +12,34 @@ namespace {
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-Field Trimmed(std::string_view line, size_t begin, size_t end) {
-  while (begin < end && IsBlank(line[begin])) ++begin;
-  while (end > begin && IsBlank(line[end - 1])) --end;
-  return Field{line.substr(begin, end - begin), begin + 1};
+bool Fail(size_t index, const char* what, SplitError* error) {
+  error->column = index + 1;
+  error->what = what;
+  return false;
+}
+
+// The quoted field whose opening quote is at line[*i]; on return *i is
+// just past the closing quote.
+bool Quoted(std::string_view line, size_t* i, std::string* text, SplitError* error) {
+  size_t open = *i;
+  text->clear();
+  for (size_t j = open + 1; j < line.size(); ++j) {
+    if (line[j] != '"') {
+      text->push_back(line[j]);
+    } else if (j + 1 < line.size() && line[j + 1] == '"') {
+      text->push_back('"');
+      ++j;
+    } else {
+      *i = j + 1;
+      return true;
+    }
+  }
+  return Fail(open, "unterminated quoted field (a quoted field ends on its line)", error);
 }
 
 }  // namespace
 
-void SplitFields(std::string_view line, char sep, std::vector<Field>* fields) {
+bool SplitFields(std::string_view line, char sep, std::vector<Field>* fields, SplitError* error) {
   fields->clear();
   if (sep == ' ') {
     size_t i = 0;
@@ -29,17 +48,43 @@ void SplitFields(std::string_view line, char sep, std::vector<Field>* fields) {
       if (i == line.size()) break;
       size_t start = i;
       while (i < line.size() && !IsBlank(line[i])) ++i;
-      fields->push_back(Field{line.substr(start, i - start), start + 1});
+      fields->push_back(Field{std::string(line.substr(start, i - start)), start + 1});
     }
-    return;
+    return true;
   }
-  size_t start = 0;
-  for (size_t i = 0; i <= line.size(); ++i) {
-    if (i == line.size() || line[i] == sep) {
-      fields->push_back(Trimmed(line, start, i));
-      start = i + 1;
+  size_t i = 0;
+  for (;;) {
+    while (i < line.size() && IsBlank(line[i])) ++i;
+    Field& f = fields->emplace_back();
+    f.column = i + 1;
+    if (i < line.size() && line[i] == '"') {
+      if (!Quoted(line, &i, &f.text, error)) return false;
+      while (i < line.size() && IsBlank(line[i])) ++i;
+      if (i < line.size() && line[i] != sep)
+        return Fail(i, "text after the closing quote of a quoted field", error);
+    } else {
+      size_t start = i;
+      while (i < line.size() && line[i] != sep) {
+        if (line[i] == '"')
+          return Fail(i, "quote inside an unquoted field (quote the whole field and double the quote)", error);
+        ++i;
+      }
+      size_t end = i;
+      while (end > start && IsBlank(line[end - 1])) --end;
+      f.text.assign(line.substr(start, end - start));
     }
+    if (i == line.size()) return true;
+    ++i;  // the separator
   }
+}
+
+std::string CsvField(std::string_view text) {
+  bool quote = !text.empty() && (IsBlank(text.front()) || IsBlank(text.back()));
+  for (char c : text) quote = quote || c == ',' || c == '"';
+  if (!quote) return std::string(text);
+  std::string s = "\"";
+  for (char c : text) s += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return s + "\"";
 }
 
 bool ParseInt64(std::string_view text, int64_t* out) {

@@ -2,7 +2,11 @@
 // started, so that errors can name the column, plus the strict number
 // parsers every reader shares.
 //
-// Splitting is plain (no quoting): none of the supported formats quotes.
+// CSV fields may be quoted as RFC 4180 has it: "a,b" is one field a,b, and
+// a doubled quote inside quotes is one quote ("say ""hi""" is say "hi").
+// Blanks around a field, quoted or not, are dropped; blanks inside quotes
+// are kept. A quoted field ends on its line (a trace row is one line).
+// Whitespace-separated lines (SWF) know no quoting.
 // Thread safety: plain values.
 #ifndef SLURM_BUDGET_SIM_CSV_ROW_H_
 #define SLURM_BUDGET_SIM_CSV_ROW_H_
@@ -16,12 +20,26 @@ namespace budget {
 namespace sim {
 
 struct Field {
-  std::string_view text;  // trimmed of blanks and '\r'
-  size_t column = 1;      // 1-based column of the field's first character
+  std::string text;   // trimmed of blanks and '\r'; unquoted
+  size_t column = 1;  // 1-based column of the field's first character (a
+                      // quoted field's opening quote)
 };
 
-// Splits on `sep`; with sep == ' ' any run of blanks/tabs separates.
-void SplitFields(std::string_view line, char sep, std::vector<Field>* fields);
+// Why a line does not split, and where (1-based column).
+struct SplitError {
+  size_t column = 1;
+  std::string what;
+};
+
+// Splits on `sep`; with sep == ' ' any run of blanks/tabs separates. False
+// for a malformed quoted field, with *error: "unterminated quoted field",
+// text after a closing quote, a quote inside an unquoted field.
+bool SplitFields(std::string_view line, char sep, std::vector<Field>* fields, SplitError* error);
+
+// `text` as a CSV field that SplitFields(',') reads back as `text`: quoted,
+// with its quotes doubled, when it holds a comma or a quote or starts or
+// ends with a blank; as it is otherwise.
+std::string CsvField(std::string_view text);
 
 // Strict parsers: the whole text must be the number. False on anything else
 // (empty, trailing junk, overflow).

@@ -118,7 +118,8 @@ class Engine {
   std::vector<size_t> open_segment_;    // per job, timeline index
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t unallocated_busy_ = 0;
-  uint64_t finished_ = 0, rejected_ = 0, timeouts_ = 0;
+  uint64_t finished_ = 0, timeouts_ = 0;
+  RejectionCounter rejections_;
   TimePoint end_ = 0;
   // The suite's state between passes.
   TimeslicePlanner planner_;
@@ -336,7 +337,8 @@ Status Engine::Run() {
   metrics_->Finish(&r);
   r.jobs = w_.jobs.size();
   r.finished = finished_;
-  r.rejected = rejected_;
+  r.rejected = rejections_.total();
+  r.rejections = rejections_.reasons();
   r.timeouts = timeouts_;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (opt_.progress) opt_.progress(1.0);
@@ -369,9 +371,15 @@ void Engine::Arrive(uint32_t job, TimePoint now) {
   j.remaining = t.duration;
   j.min_runtime = t.min_runtime;
   std::string why;
-  if (j.shape.node_count > cluster_.nodes().size() || !policy_->Admit(job, &j.min_runtime, &why)) {
+  bool admitted = false;
+  if (j.shape.node_count > cluster_.nodes().size()) {
+    why = "asks for more GPUs than the cluster has (" + std::to_string(cluster_.capacity()) + ")";
+  } else {
+    admitted = policy_->Admit(job, &j.min_runtime, &why);
+  }
+  if (!admitted) {
     j.state = JobState::kRejected;
-    ++rejected_;
+    rejections_.Add(why.empty() ? std::string("refused by the ") + policy_->name() + " policy" : why, t.id);
     return;
   }
   Enqueue(job, now, now);

@@ -270,6 +270,50 @@ void test_rejections_and_horizon(void**) {
   assert_int_equal(out.result.rejected, 2);
 }
 
+void test_rejections_are_counted_per_reason(void**) {
+  // The jobs of test_rejections_and_horizon, two more of account x and one
+  // of account y: each reason counted apart, with the trace ids of its jobs.
+  Workload w = MakeWorkload({{0, "x", 1, 10, 0, true, 0},
+                             {0, "a", 16, 10, 0, true, 0},
+                             {0, "a", 1, 10, 9 * 3600, true, 0},
+                             {0, "a", 1, 5000, 0, true, 0},
+                             {1, "x", 1, 10, 0, true, 0},
+                             {2, "y", 1, 10, 0, true, 0},
+                             {3, "x", 1, 10, 0, true, 0}});
+  AllocationTree tree = MakeTree(kTwoTeams);
+  RunOutput out = Run("budget", w, tree, 1, 1000);
+  const std::vector<RejectionReason>& r = out.result.rejections;
+  assert_int_equal(out.result.rejected, 6);
+  assert_int_equal(r.size(), 4);
+  assert_string_equal(r[0].reason.c_str(), "account 'x' in no tree node (UnknownAccount=reject)");
+  assert_int_equal(r[0].jobs, 3);
+  assert_int_equal(r[0].first_job_ids.size(), 3);
+  assert_int_equal(r[0].first_job_ids[0], 1);
+  assert_int_equal(r[0].first_job_ids[1], 5);
+  assert_int_equal(r[0].first_job_ids[2], 7);
+  assert_string_equal(r[1].reason.c_str(), "asks for more GPUs than the cluster has (8)");
+  assert_int_equal(r[1].jobs, 1);
+  assert_int_equal(r[1].first_job_ids[0], 2);
+  assert_string_equal(r[2].reason.c_str(), "min-runtime over MaxMinRuntime=8:00:00 (contract)");
+  assert_int_equal(r[2].first_job_ids[0], 3);
+  assert_string_equal(r[3].reason.c_str(), "account 'y' in no tree node (UnknownAccount=reject)");
+  // fifo refuses no contract: the same reasons but the contract's.
+  out = Run("fifo", w, tree, 1, 1000);
+  assert_int_equal(out.result.rejected, 5);
+  assert_int_equal(out.result.rejections.size(), 3);
+}
+
+void test_a_min_runtime_past_the_time_limit_is_one_reason(void**) {
+  // Time limits are derived: 2 x 600 s = 20 min. Min-runtimes of 30 and 40
+  // min are both longer: one reason, not one per value.
+  Workload w = MakeWorkload({{0, "a", 1, 600, 1800, true, 0}, {0, "a", 1, 600, 2400, true, 0}});
+  RunOutput out = Run("budget", w, MakeTree(kTwoTeams), 1, 1000);
+  assert_int_equal(out.result.rejections.size(), 1);
+  assert_string_equal(out.result.rejections[0].reason.c_str(),
+                      "min-runtime longer than the job's time limit (contract)");
+  assert_int_equal(out.result.rejections[0].jobs, 2);
+}
+
 void test_waiting_jobs_count_with_their_wait_so_far(void**) {
   // A (t=0, 8 GPUs, 10000 s) holds the node; B (t=100) still waits at the
   // horizon 1000: its wait counts as 900 s (a lower bound). Both are funded
@@ -333,6 +377,8 @@ int main() {
       cmocka_unit_test(test_fairtree_preempts_after_exempt_time_only),
       cmocka_unit_test(test_non_resumable_starts_over),
       cmocka_unit_test(test_rejections_and_horizon),
+      cmocka_unit_test(test_rejections_are_counted_per_reason),
+      cmocka_unit_test(test_a_min_runtime_past_the_time_limit_is_one_reason),
       cmocka_unit_test(test_waiting_jobs_count_with_their_wait_so_far),
       cmocka_unit_test(test_free_work_is_owed_nothing),
       cmocka_unit_test(test_drain_mode_ends_when_all_done),

@@ -19,15 +19,7 @@ Status FairTreePolicy::Init(const SimContext& context) {
   return Status::Ok();
 }
 
-bool FairTreePolicy::Admit(uint32_t job, Seconds*, std::string* why) {
-  if ((*ctx_.jobs)[job].node == kNoNode &&
-      ctx_.config->unknown_account == UnknownAccountPolicy::kReject) {
-    *why = "account '" + ctx_.workload->accounts[ctx_.workload->jobs[job].account] +
-           "' is in no tree node";
-    return false;
-  }
-  return true;
-}
+bool FairTreePolicy::Admit(uint32_t job, Seconds*, std::string* why) { return !RefusedAsUnknownAccount(job, why); }
 
 PendingQueue::Key FairTreePolicy::KeyOf(uint32_t job) const {
   return PendingQueue::KeyOf(job, 0, (*ctx_.jobs)[job].queue_submit);

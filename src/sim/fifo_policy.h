@@ -16,16 +16,7 @@ class FifoPolicy : public Policy {
     queue_.Resize(1);
     return Status::Ok();
   }
-  bool Admit(uint32_t job, Seconds* min_runtime, std::string* why) override {
-    if ((*ctx_.jobs)[job].node == kNoNode &&
-        ctx_.config->unknown_account == UnknownAccountPolicy::kReject) {
-      *why = "account '" + ctx_.workload->accounts[ctx_.workload->jobs[job].account] +
-             "' is in no tree node";
-      return false;
-    }
-    (void)min_runtime;
-    return true;
-  }
+  bool Admit(uint32_t job, Seconds*, std::string* why) override { return !RefusedAsUnknownAccount(job, why); }
   void Enqueue(uint32_t job, TimePoint) override {
     queue_.Add(0, KeyOf(job));
   }

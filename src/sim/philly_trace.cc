@@ -43,7 +43,9 @@ Status ReadPhilly(std::string_view text, const std::string& file, const TraceOpt
     *account = std::string(f[4].text);
     return Status::Ok();
   };
-  return ReadRows(text, file, spec, parse, options, out, stats);
+  Status st = ReadRows(text, file, spec, parse, options, out, stats);
+  if (st.ok()) stats->default_contract = out->jobs.size();
+  return st;
 }
 
 }  // namespace sim

@@ -9,6 +9,14 @@ namespace budget {
 namespace sim {
 
 bool Policy::Admit(uint32_t, Seconds*, std::string*) { return true; }
+
+bool Policy::RefusedAsUnknownAccount(uint32_t job, std::string* why) const {
+  if ((*ctx_.jobs)[job].node != kNoNode || ctx_.config->unknown_account != UnknownAccountPolicy::kReject)
+    return false;
+  *why = "account '" + ctx_.workload->accounts[ctx_.workload->jobs[job].account] +
+         "' in no tree node (UnknownAccount=reject)";
+  return true;
+}
 JobShape Policy::PendingShape(uint32_t) const { return JobShape(); }
 RunningJob Policy::RunningRecord(uint32_t) const { return RunningJob(); }
 const std::vector<Standing>& Policy::standings() const { return no_standings_; }

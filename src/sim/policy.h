@@ -102,6 +102,11 @@ class Policy {
   virtual TimePoint PreemptibleFrom(uint32_t job) const;
 
  protected:
+  // budget.conf UnknownAccount=reject and the job's account in no tree
+  // node: true, with *why "account 'x' in no tree node
+  // (UnknownAccount=reject)" (rejections.h). Every policy admits by it.
+  bool RefusedAsUnknownAccount(uint32_t job, std::string* why) const;
+
   SimContext ctx_;
   std::vector<Standing> no_standings_;
 };

@@ -20,14 +20,8 @@ Status PriorityPolicy::Init(const SimContext& context) {
 }
 
 bool PriorityPolicy::Admit(uint32_t job, Seconds* min_runtime, std::string* why) {
-  if ((*ctx_.jobs)[job].node == kNoNode) {
-    if (ctx_.config->unknown_account == UnknownAccountPolicy::kReject) {
-      *why = "account '" + ctx_.workload->accounts[ctx_.workload->jobs[job].account] +
-             "' is in no tree node";
-      return false;
-    }
-    *min_runtime = 0;
-  }
+  if (RefusedAsUnknownAccount(job, why)) return false;
+  if ((*ctx_.jobs)[job].node == kNoNode) *min_runtime = 0;
   return true;
 }
 

@@ -2,8 +2,6 @@
 
 #include <json-c/json.h>
 
-#include <fstream>
-
 namespace budget {
 namespace sim {
 
@@ -36,6 +34,20 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
     json_object_object_add(wait, "debug", Waits(r.wait_debug));
     json_object_object_add(wait, "hero", Waits(r.wait_hero));
     json_object_object_add(p, "wait", wait);
+    json_object* rejected = json_object_new_object();
+    json_object_object_add(rejected, "total", json_object_new_int64(int64_t(r.rejected)));
+    json_object* reasons = json_object_new_array();
+    for (const RejectionReason& reason : r.rejections) {
+      json_object* o = json_object_new_object();
+      json_object_object_add(o, "reason", json_object_new_string(reason.reason.c_str()));
+      json_object_object_add(o, "jobs", json_object_new_int64(int64_t(reason.jobs)));
+      json_object* ids = json_object_new_array();
+      for (uint32_t id : reason.first_job_ids) json_object_array_add(ids, json_object_new_int64(id));
+      json_object_object_add(o, "first_job_ids", ids);
+      json_object_array_add(reasons, o);
+    }
+    json_object_object_add(rejected, "by_reason", reasons);
+    json_object_object_add(p, "rejected", rejected);
     json_object* teams = json_object_new_object();
     for (const TeamResult& t : r.teams) {
       json_object* team = json_object_new_object();
@@ -56,15 +68,6 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
                                                               JSON_C_TO_STRING_SPACED);
   json_object_put(root);
   return text + "\n";
-}
-
-Status WriteTextFile(const std::string& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError(file + ": cannot open for writing");
-  out << text;
-  out.close();
-  if (!out) return Status::IOError(file + ": write error");
-  return Status::Ok();
 }
 
 }  // namespace sim

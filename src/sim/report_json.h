@@ -4,6 +4,8 @@
 //   occupancy, unallocated_share, preemptions, fragmentation (stranded
 //   share of the free GPUs), stranded_of_all (of all GPUs), wall_seconds,
 //   wait.{all,debug,hero}.{p50,p90,p99}   (seconds)
+//   rejected.total, rejected.by_reason[] of {reason, jobs, first_job_ids}
+//                  (the jobs refused at submission, rejections.h)
 //   teams.<account>.{entitlement, owed_gpu_hours, delivered_gpu_hours,
 //                    delivered_over_owed, free_gpu_hours}
 #ifndef SLURM_BUDGET_SIM_REPORT_JSON_H_
@@ -12,14 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/status.h"
 #include "sim/run_metrics.h"
 
 namespace budget {
 namespace sim {
 
 std::string FormatJson(const std::vector<PolicyResult>& results);
-Status WriteTextFile(const std::string& file, const std::string& text);
 
 }  // namespace sim
 }  // namespace budget

@@ -29,16 +29,30 @@ std::string Fixed(double v, const char* fmt) {
   return buf;
 }
 
+// A label longer than the label column gets a line of its own, so that the
+// cells stay in their columns.
 void Row(std::string* out, const std::string& label, const std::vector<std::string>& cells,
          size_t label_width, size_t cell_width) {
   std::string line = label;
-  line.resize(std::max(label_width, label.size()), ' ');
+  if (label.size() > label_width) {
+    *out += label + "\n";
+    line.clear();
+  }
+  line.resize(label_width, ' ');
   for (const std::string& c : cells) {
     std::string cell = c;
     if (cell.size() < cell_width) cell.insert(0, cell_width - cell.size(), ' ');
     line += "  " + cell;
   }
   *out += line + "\n";
+}
+
+// "e.g. job 4", "e.g. jobs 1, 2, 5, ...": the first ids the run kept.
+std::string Examples(const RejectionReason& r) {
+  std::string s = r.first_job_ids.size() == 1 ? "e.g. job " : "e.g. jobs ";
+  for (size_t i = 0; i < r.first_job_ids.size(); ++i)
+    s += (i == 0 ? "" : ", ") + std::to_string(r.first_job_ids[i]);
+  return r.jobs > r.first_job_ids.size() ? s + ", ..." : s;
 }
 
 }  // namespace
@@ -75,8 +89,30 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
   }
   row("jobs finished", [](const PolicyResult& r) { return std::to_string(r.finished); });
   row("jobs waiting at end", [](const PolicyResult& r) { return std::to_string(r.still_waiting); });
+  row("jobs rejected", [](const PolicyResult& r) { return std::to_string(r.rejected); });
   row("wall seconds", [](const PolicyResult& r) { return Fixed(r.wall_seconds, "%.2f"); });
   if (results.empty()) return out;
+  // The reasons of every policy, in the order they came up, each with the
+  // job ids of the first policy that gave it.
+  std::vector<const RejectionReason*> reasons;
+  for (const PolicyResult& r : results) {
+    for (const RejectionReason& reason : r.rejections) {
+      bool seen = false;
+      for (const RejectionReason* s : reasons) seen = seen || s->reason == reason.reason;
+      if (!seen) reasons.push_back(&reason);
+    }
+  }
+  if (!reasons.empty()) out += "\nrejected jobs per reason\n";
+  for (size_t i = 0; i < reasons.size() && i < kMaxReasonRows; ++i) {
+    out += reasons[i]->reason + "\n";
+    row("  " + Examples(*reasons[i]), [&](const PolicyResult& r) {
+      for (const RejectionReason& reason : r.rejections)
+        if (reason.reason == reasons[i]->reason) return std::to_string(reason.jobs);
+      return std::string("0");
+    });
+  }
+  if (reasons.size() > kMaxReasonRows)
+    out += "... and " + std::to_string(reasons.size() - kMaxReasonRows) + " more reasons (all in --json)\n";
   out += "\ndelivered / owed GPU-hours per team (entitlement)\n";
   for (size_t t = 0; t < results[0].teams.size(); ++t) {
     const TeamResult& team0 = results[0].teams[t];

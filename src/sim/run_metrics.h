@@ -48,6 +48,7 @@
 #include "libbudget/ledger.h"
 #include "libbudget/metrics.h"
 #include "libbudget/tree.h"
+#include "sim/rejections.h"
 #include "sim/workload.h"
 
 namespace budget {
@@ -92,6 +93,8 @@ struct PolicyResult {
   std::vector<TeamResult> teams;
   // Counts, for the table.
   uint64_t jobs = 0, finished = 0, rejected = 0, still_waiting = 0, still_running = 0;
+  // The `rejected` jobs per reason (rejections.h).
+  std::vector<RejectionReason> rejections;
   uint64_t timeouts = 0;  // of the finished: killed at their time limit
   TimePoint start = 0, end = 0;
   uint64_t capacity = 0;

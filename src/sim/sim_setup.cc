@@ -1,6 +1,9 @@
 #include "sim/sim_setup.h"
 
 #include <json-c/json.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "libbudget/packing.h"
 
@@ -30,10 +33,65 @@ Status FlatTreeFor(const Workload& workload, AllocationTree* out) {
   return AllocationTree::Parse(text, "flat tree", out, nullptr);
 }
 
-Status LoadTreeOrFlat(const std::string& file, const Workload& workload, AllocationTree* out,
-                      std::vector<std::string>* warnings) {
-  if (file.empty()) return FlatTreeFor(workload, out);
-  return AllocationTree::ParseFile(file, out, warnings);
+namespace {
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string Absolute(const std::string& file) {
+  if (file.empty() || file[0] == '/') return file;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return file;
+  return std::string(cwd) + "/" + file;
+}
+
+// The error `st` (IOError or InvalidArgument, the codes its sources give)
+// with another message.
+Status WithMessage(const Status& st, std::string message) {
+  if (st.code() == Status::Code::kIOError) return Status::IOError(std::move(message));
+  return Status::InvalidArgument(std::move(message));
+}
+
+}  // namespace
+
+Status SimTreeFile(const std::string& tree_option, const std::string& config_file,
+                   const BudgetConfig& config, std::string* out) {
+  *out = tree_option;
+  const std::string& tree = config.budget_tree;
+  if (!tree_option.empty() || tree.empty()) return Status::Ok();
+  const std::string key = config_file + ": BudgetTree=" + tree + ": ";
+  if (StartsWith(tree, "http://") || StartsWith(tree, "https://"))
+    return Status::InvalidArgument(key + "budget-sim fetches no URL; save the tree and give --tree FILE");
+  if (StartsWith(tree, "file://")) {
+    *out = tree.substr(std::strlen("file://"));
+    if (out->empty() || (*out)[0] != '/')
+      return Status::InvalidArgument(key + "a file:// URL needs an absolute path");
+    return Status::Ok();
+  }
+  if (tree.find("://") != std::string::npos)
+    return Status::InvalidArgument(key + "unsupported URL scheme (use a path or file://)");
+  if (tree[0] == '/') {
+    *out = tree;
+    return Status::Ok();
+  }
+  std::string conf = Absolute(config_file);
+  *out = conf.substr(0, conf.rfind('/') + 1) + tree;
+  return Status::Ok();
+}
+
+Status LoadSimTree(const std::string& tree_option, const std::string& config_file,
+                   const BudgetConfig& config, const Workload& workload, AllocationTree* out,
+                   std::vector<std::string>* warnings, std::string* source) {
+  std::string file;
+  Status st = SimTreeFile(tree_option, config_file, config, &file);
+  if (!st.ok()) return st;
+  if (file.empty()) {
+    *source = "flat: one equal share per account";
+    return FlatTreeFor(workload, out);
+  }
+  *source = !tree_option.empty() ? "--tree " + file : "BudgetTree of " + config_file + ": " + file;
+  st = AllocationTree::ParseFile(file, out, warnings);
+  if (st.ok() || !tree_option.empty()) return st;
+  return WithMessage(st, config_file + ": BudgetTree=" + config.budget_tree + ": " + st.message());
 }
 
 Status LoadSimConfig(const std::string& file, BudgetConfig* out) {
@@ -42,9 +100,12 @@ Status LoadSimConfig(const std::string& file, BudgetConfig* out) {
     return Status::Ok();
   }
   bool missing = false;
-  Status st = LoadBudgetConfig(file, out, &missing);
+  const std::string absolute = Absolute(file);
+  Status st = LoadBudgetConfig(absolute, out, &missing);
   if (st.ok() && missing) return Status::IOError(file + ": cannot open for reading");
-  return st;
+  if (st.ok() || !StartsWith(st.message(), absolute.c_str())) return st;
+  // Messages name the file as the user gave it.
+  return WithMessage(st, file + st.message().substr(absolute.size()));
 }
 
 std::vector<int32_t> ContiguousGroups(uint32_t nodes, uint32_t group_size) {

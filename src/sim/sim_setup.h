@@ -20,14 +20,29 @@ namespace sim {
 // after the account (names outside [A-Za-z0-9._-] are replaced by '_').
 Status FlatTreeFor(const Workload& workload, AllocationTree* out);
 
-// Loads the tree file, or builds the flat tree when `file` is empty.
-// Warnings (unknown keys) are appended to *warnings.
-Status LoadTreeOrFlat(const std::string& file, const Workload& workload, AllocationTree* out,
-                      std::vector<std::string>* warnings);
+// The tree file of a run: `tree_option` (--tree) when given; else the
+// BudgetTree of the budget.conf `config` was loaded from (`config_file`,
+// LoadSimConfig), a relative path taken against that file's directory and
+// a file:// URL as its path; else "" (the flat tree). InvalidArgument for
+// an http(s):// BudgetTree (budget-sim fetches nothing: give --tree) or
+// another scheme.
+Status SimTreeFile(const std::string& tree_option, const std::string& config_file,
+                   const BudgetConfig& config, std::string* out);
+
+// Loads the tree of SimTreeFile, or builds the flat tree when there is
+// none. Errors of a BudgetTree name budget.conf and the key. Warnings
+// (unknown keys) are appended to *warnings; *source says where the tree
+// came from ("--tree t.json", "BudgetTree of conf/budget.conf:
+// /abs/conf/tree.json", "flat: one equal share per account").
+Status LoadSimTree(const std::string& tree_option, const std::string& config_file,
+                   const BudgetConfig& config, const Workload& workload, AllocationTree* out,
+                   std::vector<std::string>* warnings, std::string* source);
 
 // Loads budget.conf; an empty name gives the defaults. Unlike the plugins,
 // a missing named file is an error (a typo must not silently simulate the
-// defaults).
+// defaults). The file is parsed under its absolute name, so that a
+// relative BudgetTree is resolved against its directory once, here or by
+// the parser (SimTreeFile leaves an absolute path alone).
 Status LoadSimConfig(const std::string& file, BudgetConfig* out);
 
 // Topology groups: consecutive runs of `group_size` nodes (0: none).

@@ -1,5 +1,6 @@
 #include "sim/svg_common.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -44,6 +45,17 @@ std::string XmlEscape(const std::string& text) {
     }
   }
   return out;
+}
+
+double RoundStep(double max, int max_intervals) {
+  double step = std::pow(10.0, std::floor(std::log10(max / max_intervals)));
+  for (;;) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      // A hair of tolerance: 0.3 / 0.1 is 2.9999999999999996 intervals.
+      if (std::ceil(max / (m * step) - 1e-9) <= max_intervals) return m * step;
+    }
+    step *= 10;
+  }
 }
 
 std::string SvgNumber(double v) {

@@ -19,6 +19,11 @@ std::vector<std::string> TeamColors(const Workload& workload, const AllocationTr
 std::string XmlEscape(const std::string& text);
 std::string SvgNumber(double v);  // compact, 1 decimal
 
+// The step of round axis ticks: 1, 2 or 5 x 10^k, the smallest that covers
+// [0, max] in at most `max_intervals` steps. REQUIRES: max > 0,
+// max_intervals >= 1.
+double RoundStep(double max, int max_intervals);
+
 }  // namespace sim
 }  // namespace budget
 

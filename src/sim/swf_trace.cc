@@ -69,7 +69,9 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
     *user = "user" + std::to_string(v[11]);
     return Status::Ok();
   };
-  return ReadRows(text, file, spec, parse, options, out, stats);
+  Status st = ReadRows(text, file, spec, parse, options, out, stats);
+  if (st.ok()) stats->default_contract = out->jobs.size();
+  return st;
 }
 
 }  // namespace sim

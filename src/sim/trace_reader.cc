@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/output_file.h"
 #include "sim/trace_formats.h"
 
 namespace budget {
@@ -70,8 +71,13 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos) continue;  // blank line
     if (spec.comment != '\0' && line[first] == spec.comment) continue;
-    SplitFields(line, spec.separator, &fields);
+    SplitError split_error;
+    bool split = SplitFields(line, spec.separator, &fields, &split_error);
     if (!header_seen) {
+      if (!split) {
+        *out = Workload();
+        return Status::InvalidArgument(Where(file, line_no, split_error.column, "header: " + split_error.what));
+      }
       size_t required = spec.required_columns == 0 ? spec.header.size() : spec.required_columns;
       bool same = fields.size() >= required && fields.size() <= spec.header.size();
       for (size_t i = 0; same && i < fields.size(); ++i) same = fields[i].text == spec.header[i];
@@ -93,7 +99,8 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     TraceJob job;
     std::string account, user;
     bool filtered = false;
-    Status st = parse(fields, line_no, columns, &job, &account, &user, &filtered);
+    Status st = split ? parse(fields, line_no, columns, &job, &account, &user, &filtered)
+                      : Status::InvalidArgument(Where(file, line_no, split_error.column, split_error.what));
     if (!st.ok()) {
       if (!options.skip_bad_rows) {
         *out = Workload();
@@ -146,15 +153,34 @@ Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOpt
   return ReadTraceText(buf.str(), file, format, options, out, stats);
 }
 
+std::vector<std::string> ReadWarnings(const std::string& file, const ReadStats& stats) {
+  std::vector<std::string> lines;
+  if (stats.bad_rows > 0) {
+    lines.push_back(file + ": skipped " + std::to_string(stats.bad_rows) + " malformed row(s) of " +
+                    std::to_string(stats.rows) + " data rows (the header not counted); first:");
+    for (const std::string& e : stats.first_errors) lines.push_back("  " + e);
+  }
+  if (stats.filtered > 0)
+    lines.push_back(file + ": " + std::to_string(stats.filtered) + " job(s) never ran and are not replayed");
+  return lines;
+}
+
+std::string DefaultContractNote(const ReadStats& stats, const TraceOptions& options) {
+  if (stats.default_contract == 0 || options.default_min_runtime > 0) return "";
+  const uint64_t n = stats.default_contract;
+  return "note: " + std::to_string(n) + (n == 1 ? " job" : " jobs") +
+         " had no contract; --default-min-runtime 0 made " + (n == 1 ? "it" : "them") + " unallocated (free) work";
+}
+
 std::string FormatNativeCsv(const Workload& w) {
   std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
   char buf[128];
   for (const TraceJob& j : w.jobs) {
     s += std::to_string(j.submit);
     s += ',';
-    s += w.accounts[j.account];
+    s += CsvField(w.accounts[j.account]);
     s += ',';
-    s += w.UserName(j.user);
+    s += CsvField(w.UserName(j.user));
     std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u,%lld\n", j.gpus,
                   static_cast<long long>(j.duration), static_cast<long long>(j.min_runtime),
                   j.resumable ? 1 : 0, j.priority, static_cast<long long>(j.time_limit));
@@ -164,12 +190,7 @@ std::string FormatNativeCsv(const Workload& w) {
 }
 
 Status WriteNativeCsv(const std::string& file, const Workload& workload) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError(file + ": cannot open for writing");
-  out << FormatNativeCsv(workload);
-  out.close();
-  if (!out) return Status::IOError(file + ": write error");
-  return Status::Ok();
+  return WriteTextFile(file, FormatNativeCsv(workload));
 }
 
 }  // namespace sim

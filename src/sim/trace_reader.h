@@ -20,6 +20,8 @@
 //           (DeriveTimeLimit(requested, 1)), or derived when it is unknown
 //           (-1) or 0.
 // "Derived" is DeriveTimeLimit(duration, time_limit_factor) (workload.h).
+// CSV fields (native, philly) may be quoted as RFC 4180 has it (csv_row.h);
+// the native writer quotes the names that need it.
 //
 // Errors. A malformed row stops the read with InvalidArgument
 //   "<file>:<line>:<column>: <field>: <why>"
@@ -61,9 +63,12 @@ struct TraceOptions {
 };
 
 struct ReadStats {
-  uint64_t rows = 0;       // data rows seen
+  uint64_t rows = 0;       // data rows seen (not the header, blank or comment lines)
   uint64_t bad_rows = 0;   // dropped because malformed (skip_bad_rows)
   uint64_t filtered = 0;   // well-formed but not replayable (swf: never ran)
+  // Jobs whose contract is TraceOptions' default because the format carries
+  // none (philly, swf).
+  uint64_t default_contract = 0;
   std::vector<std::string> first_errors;  // at most kKeptErrors
   static constexpr size_t kKeptErrors = 5;
 };
@@ -75,6 +80,17 @@ Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat
 // Reads the file, then ReadTraceText. IOError if it cannot be read.
 Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOptions& options,
                      Workload* out, ReadStats* stats);
+
+// What budget-sim says on stderr of a read of `file`, one line each: the
+// malformed rows skipped, "<file>: skipped 1 malformed row(s) of 5 data
+// rows (the header not counted); first:" then the first errors indented;
+// the jobs that never ran. Empty when there is nothing to say.
+std::vector<std::string> ReadWarnings(const std::string& file, const ReadStats& stats);
+
+// The line budget-sim prints at the head of its table when the default
+// contract was 0: "note: 6 jobs had no contract; --default-min-runtime 0
+// made them unallocated (free) work". Empty otherwise.
+std::string DefaultContractNote(const ReadStats& stats, const TraceOptions& options);
 
 // Writes `workload` as native CSV (header included, all 9 columns): reading
 // it back gives the same jobs, time limits included.

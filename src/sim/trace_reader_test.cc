@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <unistd.h>
 
@@ -25,15 +26,21 @@ Status ReadNative(const std::string& text, Workload* w, ReadStats* stats, bool s
   return ReadTraceText(text, "t.csv", TraceFormat::kNative, o, w, stats);
 }
 
+// `text` read as a native trace, which must read.
+Workload ReadNativeOk(const std::string& text, ReadStats* stats) {
+  Workload w;
+  Status st = ReadNative(text, &w, stats);
+  assert_true(st.ok());
+  return w;
+}
+
 void test_native_reads_and_sorts_by_submit(void**) {
   std::string text = std::string(kNativeHeader) +
                      "100,llm,alice,8,3600,900,1,5\n"
                      "\n"
                      "50,robotics,,1,900,0,false,0\r\n";
-  Workload w;
   ReadStats stats;
-  Status st = ReadNative(text, &w, &stats);
-  assert_true(st.ok());
+  Workload w = ReadNativeOk(text, &stats);
   // Two data rows, the blank line is not one.
   assert_int_equal(stats.rows, 2);
   assert_int_equal(w.jobs.size(), 2);
@@ -56,10 +63,22 @@ struct BadRow {
   const char* message;
 };
 
+// Each row after `header` fails with its message, and nothing is half-read.
+void AssertRowsFail(const std::string& header, const std::vector<BadRow>& cases) {
+  for (const BadRow& c : cases) {
+    Workload w;
+    ReadStats stats;
+    Status st = ReadNative(header + c.row + "\n", &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+    assert_int_equal(w.jobs.size(), 0);
+  }
+}
+
 void test_native_errors_name_file_line_column(void**) {
   // Line 2 is the first data row; columns count from 1 at the field's first
   // character.
-  const BadRow cases[] = {
+  const std::vector<BadRow> cases = {
       {"x,llm,a,8,60,0,1,0", "t.csv:2:1: submit: expected an integer, got 'x'"},
       {"0,,a,8,60,0,1,0", "t.csv:2:3: account: must not be empty"},
       // "0,llm,a," is 8 characters: gpus starts at column 9.
@@ -72,15 +91,7 @@ void test_native_errors_name_file_line_column(void**) {
       // 7 fields: the column of the last field is named.
       {"0,llm,a,8,60,0,1", "t.csv:2:16: expected 8 fields, got 7"},
   };
-  for (const BadRow& c : cases) {
-    Workload w;
-    ReadStats stats;
-    Status st = ReadNative(std::string(kNativeHeader) + c.row + "\n", &w, &stats);
-    assert_false(st.ok());
-    assert_string_equal(st.message().c_str(), c.message);
-    // Nothing half-read.
-    assert_int_equal(w.jobs.size(), 0);
-  }
+  AssertRowsFail(kNativeHeader, cases);
 }
 
 void test_native_header_is_required(void**) {
@@ -127,6 +138,73 @@ void test_skip_bad_rows_counts_them(void**) {
                       "t.csv:3:9: gpus: expected an integer, got 'zero'");
 }
 
+void test_skipped_rows_are_data_rows(void**) {
+  // The header, a blank line and (swf) comment lines are not rows: 1 of
+  // the 2 data rows is skipped, in each format.
+  TraceOptions o;
+  o.skip_bad_rows = true;
+  Workload w;
+  ReadStats stats;
+  std::string native = std::string(kNativeHeader) + "0,llm,a,8,60,0,1,0\n\n1,llm,a,x,60,0,1,0\n";
+  assert_true(ReadTraceText(native, "t.csv", TraceFormat::kNative, o, &w, &stats).ok());
+  assert_int_equal(stats.rows, 2);
+  std::vector<std::string> lines = ReadWarnings("t.csv", stats);
+  assert_int_equal(lines.size(), 2);
+  assert_string_equal(lines[0].c_str(),
+                      "t.csv: skipped 1 malformed row(s) of 2 data rows (the header not counted); first:");
+  assert_string_equal(lines[1].c_str(), "  t.csv:4:9: gpus: expected an integer, got 'x'");
+  std::string philly =
+      "timestamp,duration,num_gpus,gpu_time,cluster\n"
+      "2017-10-03 10:00:00,60,8,480,vc1\n"
+      "2017-10-03 10:00:00,60,x,480,vc1\n";
+  assert_true(ReadTraceText(philly, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  assert_int_equal(stats.rows, 2);
+  assert_int_equal(stats.bad_rows, 1);
+  std::string swf =
+      "; a header comment\n"
+      "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1\n"
+      "2 0 0 100 x -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1\n"
+      "3 0 0 -1 8 -1 -1 8 200 -1 0 1 1 -1 1 1 -1 -1\n";
+  assert_true(ReadTraceText(swf, "s.swf", TraceFormat::kSwf, o, &w, &stats).ok());
+  assert_int_equal(stats.rows, 3);
+  lines = ReadWarnings("s.swf", stats);
+  assert_int_equal(lines.size(), 3);
+  assert_string_equal(lines[0].c_str(),
+                      "s.swf: skipped 1 malformed row(s) of 3 data rows (the header not counted); first:");
+  assert_string_equal(lines[2].c_str(), "s.swf: 1 job(s) never ran and are not replayed");
+  // A clean read says nothing.
+  assert_true(ReadTraceText(std::string(kNativeHeader) + "0,llm,a,8,60,0,1,0\n", "t.csv", TraceFormat::kNative, o,
+                            &w, &stats).ok());
+  assert_int_equal(ReadWarnings("t.csv", stats).size(), 0);
+}
+
+void test_a_default_contract_of_0_is_noted(void**) {
+  // philly and swf carry no contract: with --default-min-runtime 0 every
+  // job is free work, which the table's head says; a native trace gives
+  // its own, and a default > 0 is a contract.
+  std::string philly =
+      "timestamp,duration,num_gpus,gpu_time,cluster\n"
+      "2017-10-03 10:00:00,60,8,480,vc1\n"
+      "2017-10-03 11:00:00,60,8,480,vc1\n";
+  TraceOptions o;
+  Workload w;
+  ReadStats stats;
+  assert_true(ReadTraceText(philly, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  assert_int_equal(stats.default_contract, 2);
+  assert_string_equal(DefaultContractNote(stats, o).c_str(),
+                      "note: 2 jobs had no contract; --default-min-runtime 0 made them unallocated (free) work");
+  std::string swf = "1 0 0 100 8 -1 -1 8 200 -1 1 1 1 -1 1 1 -1 -1\n";
+  assert_true(ReadTraceText(swf, "s.swf", TraceFormat::kSwf, o, &w, &stats).ok());
+  assert_string_equal(DefaultContractNote(stats, o).c_str(),
+                      "note: 1 job had no contract; --default-min-runtime 0 made it unallocated (free) work");
+  o.default_min_runtime = 900;
+  assert_true(ReadTraceText(philly, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  assert_string_equal(DefaultContractNote(stats, o).c_str(), "");
+  assert_true(ReadNative(std::string(kNativeHeader) + "0,llm,a,8,60,0,1,0\n", &w, &stats).ok());
+  assert_int_equal(stats.default_contract, 0);
+  assert_string_equal(DefaultContractNote(stats, TraceOptions()).c_str(), "");
+}
+
 void test_philly_reads_any_order_with_default_contract(void**) {
   std::string text =
       "timestamp,duration,num_gpus,gpu_time,cluster\n"
@@ -169,6 +247,74 @@ void test_philly_errors(void**) {
     assert_false(st.ok());
     assert_string_equal(st.message().c_str(), c.message);
   }
+}
+
+void test_quoted_fields_are_read(void**) {
+  // RFC 4180: a quoted field may hold the separator, a doubled quote is one
+  // quote, blanks around the quotes go and blanks inside stay; any field
+  // may be quoted, the header's too.
+  std::string text =
+      "\"submit\",account,user,gpus,duration,min_runtime,resumable,priority\n"
+      "\"100\",\"llm, pretrain\",\"al \"\"ice\"\"\",8,3600,900,1,5\n"
+      "50, \"robotics\" ,\"\",\" 1\",900,0,false,0\n";
+  ReadStats stats;
+  Workload w = ReadNativeOk(text, &stats);
+  assert_int_equal(w.jobs.size(), 2);
+  assert_string_equal(w.accounts[w.jobs[0].account].c_str(), "robotics");
+  assert_int_equal(w.jobs[0].user, kNoUser);
+  assert_int_equal(w.jobs[0].gpus, 1);
+  assert_int_equal(w.jobs[1].submit, 100);
+  assert_string_equal(w.accounts[w.jobs[1].account].c_str(), "llm, pretrain");
+  assert_string_equal(w.UserName(w.jobs[1].user).c_str(), "al \"ice\"");
+  // Philly's timestamp, quoted as spreadsheets write it.
+  text = "timestamp,duration,num_gpus,gpu_time,cluster\n"
+         "\"2017-10-03 10:00:00\",7200,8,57600,\"vc,1\"\n";
+  Status st = ReadTraceText(text, "p.csv", TraceFormat::kPhilly, TraceOptions(), &w, &stats);
+  assert_true(st.ok());
+  assert_int_equal(w.jobs[0].submit, 1507024800);
+  assert_string_equal(w.accounts[w.jobs[0].account].c_str(), "vc,1");
+}
+
+void test_malformed_quotes_name_the_column(void**) {
+  const std::vector<BadRow> cases = {
+      // The opening quote of the field that does not end.
+      {"0,\"llm,a,8,60,0,1,0", "t.csv:2:3: unterminated quoted field (a quoted field ends on its line)"},
+      {"0,\"llm\"x,a,8,60,0,1,0", "t.csv:2:8: text after the closing quote of a quoted field"},
+      {"0,ll\"m,a,8,60,0,1,0",
+       "t.csv:2:5: quote inside an unquoted field (quote the whole field and double the quote)"},
+      // A quoted number is still checked as a number, at its quote.
+      {"0,llm,a,\"8x\",60,0,1,0", "t.csv:2:9: gpus: expected an integer, got '8x'"},
+  };
+  AssertRowsFail(kNativeHeader, cases);
+  // With --skip-bad-rows such a row is one malformed row like any other.
+  Workload w;
+  ReadStats stats;
+  Status st = ReadNative(std::string(kNativeHeader) + "0,\"llm,a,8,60,0,1,0\n1,llm,a,8,60,0,1,0\n", &w, &stats,
+                         /*skip=*/true);
+  assert_true(st.ok());
+  assert_int_equal(stats.bad_rows, 1);
+  assert_int_equal(w.jobs.size(), 1);
+  // In the header, it is a header error.
+  st = ReadNative("submit,\"account\n", &w, &stats);
+  assert_false(st.ok());
+  assert_string_equal(st.message().c_str(),
+                      "t.csv:1:8: header: unterminated quoted field (a quoted field ends on its line)");
+}
+
+void test_names_with_commas_and_quotes_round_trip(void**) {
+  Workload w;
+  TraceJob j;
+  j.account = w.InternAccount("llm, \"pre\"");
+  j.user = w.InternUser(" padded ");
+  j.time_limit = 60;
+  w.jobs.push_back(j);
+  w.SortAndNumber();
+  std::string text = FormatNativeCsv(w);
+  assert_non_null(strstr(text.c_str(), "\n0,\"llm, \"\"pre\"\"\",\" padded \",1,"));
+  Workload back;
+  ReadStats stats;
+  assert_true(ReadNative(text, &back, &stats).ok());
+  AssertSameJob(w, w.jobs[0], back, back.jobs[0]);
 }
 
 void test_swf_maps_processors_to_gpus(void**) {
@@ -338,7 +484,7 @@ void test_native_time_limit_errors(void**) {
   const std::string header =
       "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
   // "0,llm,a,8,60,0,1,0," is 19 characters: time_limit starts at column 20.
-  const BadRow cases[] = {
+  const std::vector<BadRow> cases = {
       {"0,llm,a,8,60,0,1,0,90",
        "t.csv:2:20: time_limit: must be a positive multiple of 60 (Slurm time limits are "
        "whole minutes), got 90"},
@@ -360,14 +506,7 @@ void test_native_time_limit_errors(void**) {
       // The old messages hold in 9-column files too.
       {"0,llm,a,0,60,0,1,0,60", "t.csv:2:9: gpus: must be >= 1, got 0"},
   };
-  for (const BadRow& c : cases) {
-    Workload w;
-    ReadStats stats;
-    Status st = ReadNative(header + c.row + "\n", &w, &stats);
-    assert_false(st.ok());
-    assert_string_equal(st.message().c_str(), c.message);
-    assert_int_equal(w.jobs.size(), 0);
-  }
+  AssertRowsFail(header, cases);
 }
 
 void test_bad_time_limit_factor_is_refused(void**) {
@@ -473,8 +612,13 @@ int main() {
       cmocka_unit_test(test_native_errors_name_file_line_column),
       cmocka_unit_test(test_native_header_is_required),
       cmocka_unit_test(test_skip_bad_rows_counts_them),
+      cmocka_unit_test(test_skipped_rows_are_data_rows),
+      cmocka_unit_test(test_a_default_contract_of_0_is_noted),
       cmocka_unit_test(test_philly_reads_any_order_with_default_contract),
       cmocka_unit_test(test_philly_errors),
+      cmocka_unit_test(test_quoted_fields_are_read),
+      cmocka_unit_test(test_malformed_quotes_name_the_column),
+      cmocka_unit_test(test_names_with_commas_and_quotes_round_trip),
       cmocka_unit_test(test_swf_maps_processors_to_gpus),
       cmocka_unit_test(test_swf_errors),
       cmocka_unit_test(test_derive_time_limit),
