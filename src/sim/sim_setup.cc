@@ -69,12 +69,9 @@ Status SimTreeFile(const std::string& tree_option, const std::string& config_fil
   }
   if (tree.find("://") != std::string::npos)
     return Status::InvalidArgument(key + "unsupported URL scheme (use a path or file://)");
-  if (tree[0] == '/') {
-    *out = tree;
-    return Status::Ok();
-  }
-  std::string conf = Absolute(config_file);
-  *out = conf.substr(0, conf.rfind('/') + 1) + tree;
+  // A relative path is already beside budget.conf: LoadSimConfig parsed it
+  // under its absolute name (libbudget/config.h).
+  *out = tree;
   return Status::Ok();
 }
 
@@ -91,7 +88,7 @@ Status LoadSimTree(const std::string& tree_option, const std::string& config_fil
   *source = !tree_option.empty() ? "--tree " + file : "BudgetTree of " + config_file + ": " + file;
   st = AllocationTree::ParseFile(file, out, warnings);
   if (st.ok() || !tree_option.empty()) return st;
-  return WithMessage(st, config_file + ": BudgetTree=" + config.budget_tree + ": " + st.message());
+  return WithMessage(st, config_file + ": BudgetTree: " + st.message());
 }
 
 Status LoadSimConfig(const std::string& file, BudgetConfig* out) {

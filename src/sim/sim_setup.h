@@ -22,8 +22,8 @@ Status FlatTreeFor(const Workload& workload, AllocationTree* out);
 
 // The tree file of a run: `tree_option` (--tree) when given; else the
 // BudgetTree of the budget.conf `config` was loaded from (`config_file`,
-// LoadSimConfig), a relative path taken against that file's directory and
-// a file:// URL as its path; else "" (the flat tree). InvalidArgument for
+// LoadSimConfig, which makes a relative path one beside that file) and a
+// file:// URL as its path; else "" (the flat tree). InvalidArgument for
 // an http(s):// BudgetTree (budget-sim fetches nothing: give --tree) or
 // another scheme.
 Status SimTreeFile(const std::string& tree_option, const std::string& config_file,
@@ -40,9 +40,8 @@ Status LoadSimTree(const std::string& tree_option, const std::string& config_fil
 
 // Loads budget.conf; an empty name gives the defaults. Unlike the plugins,
 // a missing named file is an error (a typo must not silently simulate the
-// defaults). The file is parsed under its absolute name, so that a
-// relative BudgetTree is resolved against its directory once, here or by
-// the parser (SimTreeFile leaves an absolute path alone).
+// defaults). The file is parsed under its absolute name, so that the
+// parser makes a relative BudgetTree the file beside it.
 Status LoadSimConfig(const std::string& file, BudgetConfig* out);
 
 // Topology groups: consecutive runs of `group_size` nodes (0: none).

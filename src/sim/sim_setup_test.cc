@@ -93,7 +93,7 @@ void test_budget_tree_is_read_beside_budget_conf(void**) {
 
 void test_tree_option_wins_and_none_is_flat(void**) {
   BudgetConfig config;
-  config.budget_tree = "tree.json";
+  assert_true(budget::ParseBudgetConfig("BudgetTree=tree.json\n", "/etc/slurm/budget.conf", &config).ok());
   std::string file;
   assert_true(SimTreeFile("mine.json", "/etc/slurm/budget.conf", config, &file).ok());
   assert_string_equal(file.c_str(), "mine.json");
@@ -124,7 +124,7 @@ void test_a_budget_tree_that_cannot_be_used_is_an_error(void**) {
   assert_false(st.ok());
   assert_int_equal(st.code(), Status::Code::kIOError);
   assert_string_equal(st.message().c_str(),
-                      (conf + ": BudgetTree=missing.json: " + dir + "/conf/missing.json: cannot open for reading").c_str());
+                      (conf + ": BudgetTree: " + dir + "/conf/missing.json: cannot open for reading").c_str());
   // URLs: budget-sim fetches nothing.
   BudgetConfig url;
   url.budget_tree = "https://b.example/t.json";
