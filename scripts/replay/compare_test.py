@@ -27,6 +27,9 @@ delivered GPU-seconds: real a 8x10 + 8x10 + 2x10 = 180, b 1x15 + 4x4 + 4x5
   = 51, c 1x5 = 5, total 236; sim a 80 + 80 + 2x4 + 2x6 = 180, b 15 + 4x10
   = 55, c 0, total 235. Shares (points): a 76.27 vs 76.60, b 21.61 vs 23.40,
   c 2.12 vs 0 -> max diff 500/236 = 2.1186 points, account c.
+  Until the last submission (20): real a 8x10 = 80, b 1x10 = 10; sim a 80,
+  b 1x9 + 4x10 = 49 -> a 80/90 vs 80/129, b alike: 100 x 3120/11610 =
+  26.873 points (a and b tie; the first name is reported).
 start_diff x 60: |0-0|, |10-11|, |26-5|, |25-24| -> 0, 60, 1260, 60;
   sorted 0, 60, 60, 1260: median (rank 2) 60 s, p90 (rank 4) 1260 s.
 occupancy: real 236 / (16 x 50) = 0.295; sim 235 / (16 x 36) = 0.40799.
@@ -75,6 +78,8 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(a["preemption_pairs"], {"real": 2, "sim": 2, "common": 1})
         self.assertAlmostEqual(a["team_delivered_max_diff"], 500 / 236)
         self.assertEqual(a["team_delivered_max_diff_account"], "c")
+        self.assertAlmostEqual(a["team_delivered_max_diff_until_last_submit"], 100 * 3120 / 11610)
+        self.assertEqual(a["team_delivered_max_diff_until_last_submit_account"], "a")
         self.assertEqual(out["start_diff"], {"median": 60, "p90": 1260, "jobs": 4})
         self.assertAlmostEqual(out["real"]["occupancy"], 0.295)
         self.assertAlmostEqual(out["sim"]["occupancy"], 235 / 576)

@@ -51,7 +51,8 @@ check "preemptions agree, Jaccard >= 0.90 (measured $(shown agreement.preemption
   at_least agreement.preemptions 0.90
 check "each team's delivered share within 3 points (measured $(shown agreement.team_delivered_max_diff))" \
   at_most agreement.team_delivered_max_diff 3
-echo "     start diff median $(figure start_diff.median) s, p90 $(figure start_diff.p90) s (trace seconds)"
+echo "     start diff median $(figure start_diff.median) s, p90 $(figure start_diff.p90) s (trace seconds);" \
+  "delivered shares until the last submission within $(shown agreement.team_delivered_max_diff_until_last_submit) points"
 
 [ "$FAILED" -eq 0 ] && rm -rf "$work"
 finish
