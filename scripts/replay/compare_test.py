@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Tests of the replay's comparison (compare.py) and of how it reads a real
-cluster (collect.py), on tiny hand-made inputs whose figures are worked
-out below by hand. Run: python3 scripts/replay/compare_test.py (make check
+"""Tests of the replay's comparison (compare.py), of how it reads a real
+cluster (collect.py) and of the compression (compress.py), on tiny
+hand-made inputs whose figures are worked out below by hand. Run: python3 scripts/replay/compare_test.py (make check
 and test/integration/test_replay.sh run it; it takes well under a second).
 
 testdata/real_events.json and testdata/sim_events.json: 2 nodes x 8 GPUs,
@@ -43,6 +43,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -52,6 +53,7 @@ sys.dont_write_bytecode = True  # run from the source tree: leave no __pycache__
 sys.path.insert(0, HERE)
 import collect  # noqa: E402
 import compare  # noqa: E402
+import compress  # noqa: E402
 
 REAL = os.path.join(HERE, "testdata", "real_events.json")
 SIM = os.path.join(HERE, "testdata", "sim_events.json")
@@ -166,6 +168,56 @@ class CollectTest(unittest.TestCase):
     def test_hostlists(self):
         self.assertEqual(collect.expand_hostlist("n[1-3,7],m2"), ["n1", "n2", "n3", "n7", "m2"])
         self.assertEqual(collect.expand_hostlist("n[08-10]"), ["n08", "n09", "n10"])
+
+
+class CompressTest(unittest.TestCase):
+    def test_every_budget_conf_key_has_a_rule(self):
+        # A key added to the core's parser must get a compression rule (or be
+        # kept on purpose): otherwise a site's budget.conf is refused, or a
+        # window of it replays uncompressed.
+        config = os.path.join(HERE, "..", "..", "src", "libbudget", "config.cc")
+        with open(config) as f:
+            text = f.read()
+        table = text[text.index("kKeys[] = {"):]
+        table = table[:table.index("\n};")]
+        keys = re.findall(r'\{"([A-Za-z]+)"', table)
+        self.assertGreater(len(keys), 5)
+        self.assertEqual(sorted(keys), sorted(k for k, _, _ in compress.CONF_KEYS))
+
+    def test_budget_conf_mapping(self):
+        with tempfile.TemporaryDirectory() as d:
+            conf = os.path.join(d, "budget.conf")
+            with open(conf, "w") as f:
+                f.write("# a site's\nlookbackwindow=7-0\nRecalcInterval=30\nHeroWait=0\nHeroMinNodes=4\n")
+            got = {k: c for k, _, c in compress.compress_budget_conf(conf, 60, "/c/tree.json")}
+        # 7 days / 60 = 2 h 48 min; 30 s / 60 rounds to 1 s (never 0);
+        # HeroWait 0 stays 0; a node count is not a time; defaults filled in.
+        self.assertEqual(got["LookbackWindow"], "2:48:00")
+        self.assertEqual(got["RecalcInterval"], "1")
+        self.assertEqual(got["HeroWait"], "0:00:00")
+        self.assertEqual(got["HeroMinNodes"], "4")
+        self.assertEqual(got["LedgerBucket"], "0:00:05")
+        self.assertEqual(got["BudgetTree"], "/c/tree.json")
+
+    def test_scheduler_parameters(self):
+        # bf_window is minutes (rounded up), the others seconds (>= 1);
+        # other keys pass through; absent intervals get Slurm's defaults, scaled.
+        self.assertEqual(compress.compress_scheduler_parameters("bf_interval=90,bf_window=100,bf_continue", 60),
+                         "sched_interval=1,bf_interval=2,bf_resolution=1,bf_window=2,bf_continue")
+
+    def test_jobs(self):
+        jobs = [{"submit": 1000, "account": "a", "user": "u", "gpus": 12, "duration": 89, "min_runtime": 29,
+                 "resumable": True, "priority": 0, "time_limit": 3660},
+                {"submit": 1090, "account": "a", "user": "u", "gpus": 1, "duration": 20, "min_runtime": 0,
+                 "resumable": False, "priority": 3, "time_limit": 60}]
+        a, b = compress.compress_jobs(jobs, 60, 8)
+        # 12 GPUs on 8-GPU nodes: 2 nodes x 6; 89 s -> 1 s; min-runtime 29 s
+        # rounds to 0 but stays allocated (1 s); 61 min / 60 -> 2 minutes.
+        self.assertEqual((a["node_count"], a["gpus_per_node"], a["duration"], a["min_runtime"],
+                          a["time_limit_minutes"], a["submit"]), (2, 6, 1, 1, 2, 0))
+        # 90 s after the first: 2 s (1.5 rounds up); unallocated stays 0;
+        # a 1-minute limit stays 1 minute.
+        self.assertEqual((b["submit"], b["min_runtime"], b["time_limit_minutes"], b["duration"]), (2, 0, 1, 1))
 
 
 if __name__ == "__main__":

@@ -19,13 +19,15 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   time_limit                          ceil(x / F / 60) minutes, >= 1 minute
                                       (Slurm's limits are whole minutes)
   LookbackWindow, LedgerBucket, MaxMinRuntime   round(x / F), >= 1 s
-  HeroWait, DefaultMinRuntime                   round(x / F), >= 1 s unless 0
+  HeroWait, DefaultMinRuntime, QuickStartMinRuntime
+                                                round(x / F), >= 1 s unless 0
   RecalcInterval, TimesliceInterval             max(1, round(x / F)) s
   sched_interval, bf_interval, bf_resolution    max(1, round(x / F)) s
   bf_window (minutes)                           max(1, ceil(x / F)) minutes
   --drain/--resume times                        round(x / F)
   BudgetTree                          the cluster's copy of the tree
-  BudgetRefresh, UnknownAccount, other SchedulerParameters keys: unchanged
+  BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes, other
+  SchedulerParameters keys: unchanged
 The four scheduler intervals are always written, Slurm's defaults scaled
 when absent, so that neither side falls back to an unscaled default.
 """
@@ -62,6 +64,9 @@ CONF_KEYS = [
     ("DefaultMinRuntime", "0", "window0"),
     ("TimesliceInterval", "30", "interval"),
     ("HeroWait", "30:00", "window0"),
+    ("QuickStartMinRuntime", "15:00", "window0"),
+    ("QuickStartGpus", "1", "keep"),
+    ("HeroMinNodes", "8", "keep"),
 ]
 
 # SchedulerParameters the compression rescales, with Slurm 22.05's defaults
