@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Tests of the replay's comparison (compare.py), of how it reads a real
-cluster (collect.py) and of the compression (compress.py), on tiny
-hand-made inputs whose figures are worked out below by hand. Run: python3 scripts/replay/compare_test.py (make check
-and test/integration/test_replay.sh run it; it takes well under a second).
+cluster (collect.py), of the compression (compress.py) and of the driver's
+submissions (driver.py, against fake clients), on tiny hand-made inputs
+whose figures are worked out below by hand. Run:
+python3 scripts/replay/compare_test.py (make check and
+test/integration/test_replay.sh run it; it takes well under a second).
 
 testdata/real_events.json and testdata/sim_events.json: 2 nodes x 8 GPUs,
 F = 60, times in compressed seconds.
@@ -54,6 +56,7 @@ sys.path.insert(0, HERE)
 import collect  # noqa: E402
 import compare  # noqa: E402
 import compress  # noqa: E402
+import driver  # noqa: E402
 
 REAL = os.path.join(HERE, "testdata", "real_events.json")
 SIM = os.path.join(HERE, "testdata", "sim_events.json")
@@ -218,6 +221,50 @@ class CompressTest(unittest.TestCase):
         # 90 s after the first: 2 s (1.5 rounds up); unallocated stays 0;
         # a 1-minute limit stays 1 minute.
         self.assertEqual((b["submit"], b["min_runtime"], b["time_limit_minutes"], b["duration"]), (2, 0, 1, 1))
+
+
+class DriverTest(unittest.TestCase):
+    """submit() against fake sbatch/squeue on PATH: a lost reply is adopted,
+    never submitted twice; a refusal is recorded."""
+    FAKE_SBATCH = """#!/bin/sh
+n=$(cat "$FAKE/calls" 2>/dev/null || echo 0); echo $((n + 1)) > "$FAKE/calls"
+case "$*" in
+  *trace-7*) echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2
+             echo 41 > "$FAKE/queued"; exit 1 ;;
+  *trace-8*) echo "sbatch: error: min-runtime 0:20 is longer than the time limit" >&2; exit 1 ;;
+esac
+echo 50
+"""
+    FAKE_SQUEUE = """#!/bin/sh
+case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
+"""
+
+    def test_lost_reply_and_refusal(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in (("sbatch", self.FAKE_SBATCH), ("squeue", self.FAKE_SQUEUE)):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+                os.chmod(os.path.join(d, name), 0o755)
+            env = dict(os.environ)
+            os.environ["PATH"] = d + os.pathsep + env["PATH"]
+            os.environ["FAKE"] = d
+            try:
+                job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
+                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5}
+                plan = {"jobs": [dict(job, id=7), dict(job, id=8), dict(job, id=9)], "node_events": []}
+                drv = driver.Driver(plan, "job.sh", d, d)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    drv.submit(7)
+                    drv.submit(8)
+                    drv.submit(9)
+                with open(os.path.join(d, "calls")) as f:
+                    calls = int(f.read())
+            finally:
+                os.environ.clear()
+                os.environ.update(env)
+        self.assertEqual(drv.current, {7: 41, 9: 50})
+        self.assertEqual(calls, 3)  # trace-7 was not submitted again
+        self.assertIn("longer than the time limit", drv.rejected[8])
 
 
 if __name__ == "__main__":
