@@ -8,6 +8,7 @@
 #   bench fidelity_start_order: <x> ratio              agreement.start_order
 #   bench fidelity_preemptions: <x> ratio              agreement.preemptions
 #   bench fidelity_team_delivered_max_diff: <x> points
+#   bench fidelity_team_delivered_max_diff_until_last_submit: <x> points
 #   bench fidelity_start_diff_median: <s> s            trace seconds
 #   bench fidelity_start_diff_p90: <s> s
 #
@@ -26,7 +27,7 @@ case=$repo/scenarios/replay_large
 skip() { echo "bench fidelity_bench: skipped ($*)"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "needs root for the local cluster"
 command -v slurmctld >/dev/null || skip "Slurm is not installed"
-[ -f "$BUILD_DIR/src/sched_timeslice/.libs/sched_timeslice.so" ] || skip "the plugins are not built in $BUILD_DIR"
+[ -f "$BUILD_DIR/src/sched_timeslice/.libs/preempt_timeslice.so" ] || skip "the plugins are not built in $BUILD_DIR"
 [ -x "$BUILD_DIR/src/sim/budget-sim" ] || skip "budget-sim is not built in $BUILD_DIR"
 
 work=$(mktemp -d /tmp/fidelity_bench.XXXXXX)
@@ -50,6 +51,7 @@ def show(name, v, unit, fmt):
 show("start_order", a["start_order"], "ratio", "%.3f")
 show("preemptions", a["preemptions"], "ratio", "%.3f")
 show("team_delivered_max_diff", a["team_delivered_max_diff"], "points", "%.2f")
+show("team_delivered_max_diff_until_last_submit", a["team_delivered_max_diff_until_last_submit"], "points", "%.2f")
 show("start_diff_median", s["median"], "s", "%.0f")
 show("start_diff_p90", s["p90"], "s", "%.0f")
 PY

@@ -6,7 +6,7 @@
 # SYNOPSIS
 #   scripts/replay.sh (--trace FILE [--format native|philly|swf] | --generate SPEC.json)
 #       --tree FILE [--config budget.conf] --nodes N [--gpus-per-node G]
-#       [--compress F] [--drain nK@T ...] [--resume nK@T ...]
+#       [--compress F] [--time-limit-factor X] [--drain nK@T ...] [--resume nK@T ...]
 #       [--scheduler-parameters S] [--deadline SECONDS] [--work DIR] --json OUT
 #       [--assert-start-order X] [--assert-preemptions Y] [--assert-team-diff Z]
 #
@@ -19,10 +19,11 @@
 #      LedgerBucket, HeroWait, MaxMinRuntime, DefaultMinRuntime / F;
 #      RecalcInterval, TimesliceInterval, sched_interval, bf_interval and
 #      bf_resolution max(1, round(x / F)) seconds, bf_window max(1,
-#      ceil(x / F)) minutes. A trace without time limits gets
-#      ceil(max(2 x duration, min-runtime) / 60) minutes.
+#      ceil(x / F)) minutes. A job without a time limit gets budget-sim's:
+#      its work x --time-limit-factor (default 2), in whole minutes.
 #   2. A real cluster of N nodes x G GPUs starts (scripts/cluster.sh) with
-#      priority/budget, preempt/timeslice, $SCHEDULER_TYPE, select/topo,
+#      priority/budget, preempt/timeslice (its time-slicing thread),
+#      sched/backfill (SCHEDULER_TYPE below), select/topo,
 #      PreemptMode=REQUEUE, JobRequeue=0, the compressed SchedulerParameters
 #      and budget.conf, and a jobcomp/filetxt log of every run.
 #   3. budget-sim (policy budget) runs the same compressed trace with the
@@ -52,6 +53,7 @@
 #                   the 1-2 s passes. A larger F squeezes contracts towards
 #                   those passes and coarsens limits further; a smaller one
 #                   makes the replay longer (it lasts the trace's span / F).
+#   --time-limit-factor X   passed to budget-sim when it normalises the trace
 #   --drain nK@T, --resume nK@T   node nK (n1..nN) drained / returned to
 #                   service T after the first submission (trace time, Slurm
 #                   time format: 90 = 90 minutes, 1:30:00)
@@ -72,9 +74,9 @@
 #   a step failed; 2 bad options or input; 3 the deadline passed.
 set -euo pipefail
 
-# The SchedulerType production runs: the suite's own, whose thread does the
-# time slicing (sched/backfill once that thread runs in preempt/timeslice).
-SCHEDULER_TYPE=sched/timeslice
+# The SchedulerType production runs: Slurm's own backfill; the suite's
+# time-slicing thread runs inside preempt/timeslice.
+SCHEDULER_TYPE=sched/backfill
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD_DIR=${BUILD_DIR:-$repo/build}
@@ -91,7 +93,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit "
 # the running replay does next.
 main() {
   trace='' format=native spec='' tree='' config='' nodes='' gpn=8 factor=60 sched_params=''
-  deadline='' work='' out='' asserts=() node_events=()
+  deadline='' work='' out='' asserts=() node_events=() limit_factor=()
   while [ $# -gt 0 ]; do
     case $1 in --help | -h) usage 0 ;; esac
     [ $# -ge 2 ] || die "$1: needs a value (see --help)" 2
@@ -104,6 +106,7 @@ main() {
       --nodes) nodes=$2 ;;
       --gpus-per-node) gpn=$2 ;;
       --compress) factor=$2 ;;
+      --time-limit-factor) limit_factor=(--time-limit-factor "$2") ;;
       --drain | --resume) node_events+=("$1" "$2") ;;
       --scheduler-parameters) sched_params=$2 ;;
       --deadline) deadline=$2 ;;
@@ -152,16 +155,19 @@ main() {
   started=$SECONDS
   if [ -n "$spec" ]; then
     "$sim" --generate "$spec" --write-trace "$work/trace.csv" --policy fifo --horizon 0 --no-progress \
-      --nodes "$nodes" --gpus-per-node "$gpn" >/dev/null || die "budget-sim could not draw $spec" 2
+      --nodes "$nodes" --gpus-per-node "$gpn" "${limit_factor[@]}" >/dev/null || die "budget-sim could not draw $spec" 2
   else
     "$sim" --trace "$trace" --format "$format" --write-trace "$work/trace.csv" --policy fifo --horizon 0 \
-      --no-progress --nodes "$nodes" --gpus-per-node "$gpn" >/dev/null || die "budget-sim could not read $trace" 2
+      --no-progress --nodes "$nodes" --gpus-per-node "$gpn" "${limit_factor[@]}" >/dev/null ||
+      die "budget-sim could not read $trace" 2
   fi
   ev_args=()
   for ((i = 0; i < ${#node_events[@]}; i += 2)); do ev_args+=("${node_events[i]}=${node_events[i + 1]}"); done
+  limits_from="the trace's; else work x ${limit_factor[1]:-2} (budget-sim --time-limit-factor), in whole minutes"
   python3 "$lib/compress.py" --trace "$work/trace.csv" --tree "$tree" ${config:+--config "$config"} \
     --factor "$factor" --nodes "$nodes" --gpus-per-node "$gpn" --scheduler-parameters "$sched_params" \
-    --cluster-tree "$CLUSTER_DIR/etc/budget-tree.json" --out-dir "$work/compressed" "${ev_args[@]}" || exit 2
+    --cluster-tree "$CLUSTER_DIR/etc/budget-tree.json" --out-dir "$work/compressed" "${ev_args[@]}" \
+    --time-limits "$limits_from" || exit 2
   c=$work/compressed
   compressed_sched=$(sed -n 's/^--scheduler-parameters=//p' "$c/sim_args")
   say "$(($(wc -l <"$c/trace.csv") - 1)) jobs, compressed ${factor}x; SchedulerParameters=$compressed_sched"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Tests of the replay's comparison (compare.py) and of how it reads a real
-cluster (collect.py), on tiny hand-made inputs whose figures are worked
-out below by hand. Run: python3 scripts/replay/compare_test.py (make check
-and test/integration/test_replay.sh run it; it takes well under a second).
+"""Tests of the replay's comparison (compare.py), of how it reads a real
+cluster (collect.py), of the compression (compress.py) and of the driver's
+submissions (driver.py, against fake clients), on tiny hand-made inputs
+whose figures are worked out below by hand. Run:
+python3 scripts/replay/compare_test.py (make check and
+test/integration/test_replay.sh run it; it takes well under a second).
 
 testdata/real_events.json and testdata/sim_events.json: 2 nodes x 8 GPUs,
 F = 60, times in compressed seconds.
@@ -27,6 +29,9 @@ delivered GPU-seconds: real a 8x10 + 8x10 + 2x10 = 180, b 1x15 + 4x4 + 4x5
   = 51, c 1x5 = 5, total 236; sim a 80 + 80 + 2x4 + 2x6 = 180, b 15 + 4x10
   = 55, c 0, total 235. Shares (points): a 76.27 vs 76.60, b 21.61 vs 23.40,
   c 2.12 vs 0 -> max diff 500/236 = 2.1186 points, account c.
+  Until the last submission (20): real a 8x10 = 80, b 1x10 = 10; sim a 80,
+  b 1x9 + 4x10 = 49 -> a 80/90 vs 80/129, b alike: 100 x 3120/11610 =
+  26.873 points (a and b tie; the first name is reported).
 start_diff x 60: |0-0|, |10-11|, |26-5|, |25-24| -> 0, 60, 1260, 60;
   sorted 0, 60, 60, 1260: median (rank 2) 60 s, p90 (rank 4) 1260 s.
 occupancy: real 236 / (16 x 50) = 0.295; sim 235 / (16 x 36) = 0.40799.
@@ -40,6 +45,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -49,6 +55,8 @@ sys.dont_write_bytecode = True  # run from the source tree: leave no __pycache__
 sys.path.insert(0, HERE)
 import collect  # noqa: E402
 import compare  # noqa: E402
+import compress  # noqa: E402
+import driver  # noqa: E402
 
 REAL = os.path.join(HERE, "testdata", "real_events.json")
 SIM = os.path.join(HERE, "testdata", "sim_events.json")
@@ -75,6 +83,8 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(a["preemption_pairs"], {"real": 2, "sim": 2, "common": 1})
         self.assertAlmostEqual(a["team_delivered_max_diff"], 500 / 236)
         self.assertEqual(a["team_delivered_max_diff_account"], "c")
+        self.assertAlmostEqual(a["team_delivered_max_diff_until_last_submit"], 100 * 3120 / 11610)
+        self.assertEqual(a["team_delivered_max_diff_until_last_submit_account"], "a")
         self.assertEqual(out["start_diff"], {"median": 60, "p90": 1260, "jobs": 4})
         self.assertAlmostEqual(out["real"]["occupancy"], 0.295)
         self.assertAlmostEqual(out["sim"]["occupancy"], 235 / 576)
@@ -161,6 +171,100 @@ class CollectTest(unittest.TestCase):
     def test_hostlists(self):
         self.assertEqual(collect.expand_hostlist("n[1-3,7],m2"), ["n1", "n2", "n3", "n7", "m2"])
         self.assertEqual(collect.expand_hostlist("n[08-10]"), ["n08", "n09", "n10"])
+
+
+class CompressTest(unittest.TestCase):
+    def test_every_budget_conf_key_has_a_rule(self):
+        # A key added to the core's parser must get a compression rule (or be
+        # kept on purpose): otherwise a site's budget.conf is refused, or a
+        # window of it replays uncompressed.
+        config = os.path.join(HERE, "..", "..", "src", "libbudget", "config.cc")
+        with open(config) as f:
+            text = f.read()
+        table = text[text.index("kKeys[] = {"):]
+        table = table[:table.index("\n};")]
+        keys = re.findall(r'\{"([A-Za-z]+)"', table)
+        self.assertGreater(len(keys), 5)
+        self.assertEqual(sorted(keys), sorted(k for k, _, _ in compress.CONF_KEYS))
+
+    def test_budget_conf_mapping(self):
+        with tempfile.TemporaryDirectory() as d:
+            conf = os.path.join(d, "budget.conf")
+            with open(conf, "w") as f:
+                f.write("# a site's\nlookbackwindow=7-0\nRecalcInterval=30\nHeroWait=0\nHeroMinNodes=4\n")
+            got = {k: c for k, _, c in compress.compress_budget_conf(conf, 60, "/c/tree.json")}
+        # 7 days / 60 = 2 h 48 min; 30 s / 60 rounds to 1 s (never 0);
+        # HeroWait 0 stays 0; a node count is not a time; defaults filled in.
+        self.assertEqual(got["LookbackWindow"], "2:48:00")
+        self.assertEqual(got["RecalcInterval"], "1")
+        self.assertEqual(got["HeroWait"], "0:00:00")
+        self.assertEqual(got["HeroMinNodes"], "4")
+        self.assertEqual(got["LedgerBucket"], "0:00:05")
+        self.assertEqual(got["BudgetTree"], "/c/tree.json")
+
+    def test_scheduler_parameters(self):
+        # bf_window is minutes (rounded up), the others seconds (>= 1);
+        # other keys pass through; absent intervals get Slurm's defaults, scaled.
+        self.assertEqual(compress.compress_scheduler_parameters("bf_interval=90,bf_window=100,bf_continue", 60),
+                         "sched_interval=1,bf_interval=2,bf_resolution=1,bf_window=2,bf_continue")
+
+    def test_jobs(self):
+        jobs = [{"submit": 1000, "account": "a", "user": "u", "gpus": 12, "duration": 89, "min_runtime": 29,
+                 "resumable": True, "priority": 0, "time_limit": 3660},
+                {"submit": 1090, "account": "a", "user": "u", "gpus": 1, "duration": 20, "min_runtime": 0,
+                 "resumable": False, "priority": 3, "time_limit": 60}]
+        a, b = compress.compress_jobs(jobs, 60, 8)
+        # 12 GPUs on 8-GPU nodes: 2 nodes x 6; 89 s -> 1 s; min-runtime 29 s
+        # rounds to 0 but stays allocated (1 s); 61 min / 60 -> 2 minutes.
+        self.assertEqual((a["node_count"], a["gpus_per_node"], a["duration"], a["min_runtime"],
+                          a["time_limit_minutes"], a["submit"]), (2, 6, 1, 1, 2, 0))
+        # 90 s after the first: 2 s (1.5 rounds up); unallocated stays 0;
+        # a 1-minute limit stays 1 minute.
+        self.assertEqual((b["submit"], b["min_runtime"], b["time_limit_minutes"], b["duration"]), (2, 0, 1, 1))
+
+
+class DriverTest(unittest.TestCase):
+    """submit() against fake sbatch/squeue on PATH: a lost reply is adopted,
+    never submitted twice; a refusal is recorded."""
+    FAKE_SBATCH = """#!/bin/sh
+n=$(cat "$FAKE/calls" 2>/dev/null || echo 0); echo $((n + 1)) > "$FAKE/calls"
+case "$*" in
+  *trace-7*) echo "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2
+             echo 41 > "$FAKE/queued"; exit 1 ;;
+  *trace-8*) echo "sbatch: error: min-runtime 0:20 is longer than the time limit" >&2; exit 1 ;;
+esac
+echo 50
+"""
+    FAKE_SQUEUE = """#!/bin/sh
+case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
+"""
+
+    def test_lost_reply_and_refusal(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in (("sbatch", self.FAKE_SBATCH), ("squeue", self.FAKE_SQUEUE)):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+                os.chmod(os.path.join(d, name), 0o755)
+            env = dict(os.environ)
+            os.environ["PATH"] = d + os.pathsep + env["PATH"]
+            os.environ["FAKE"] = d
+            try:
+                job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
+                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5}
+                plan = {"jobs": [dict(job, id=7), dict(job, id=8), dict(job, id=9)], "node_events": []}
+                drv = driver.Driver(plan, "job.sh", d, d)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    drv.submit(7)
+                    drv.submit(8)
+                    drv.submit(9)
+                with open(os.path.join(d, "calls")) as f:
+                    calls = int(f.read())
+            finally:
+                os.environ.clear()
+                os.environ.update(env)
+        self.assertEqual(drv.current, {7: 41, 9: 50})
+        self.assertEqual(calls, 3)  # trace-7 was not submitted again
+        self.assertIn("longer than the time limit", drv.rejected[8])
 
 
 if __name__ == "__main__":

@@ -19,13 +19,15 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   time_limit                          ceil(x / F / 60) minutes, >= 1 minute
                                       (Slurm's limits are whole minutes)
   LookbackWindow, LedgerBucket, MaxMinRuntime   round(x / F), >= 1 s
-  HeroWait, DefaultMinRuntime                   round(x / F), >= 1 s unless 0
+  HeroWait, DefaultMinRuntime, QuickStartMinRuntime
+                                                round(x / F), >= 1 s unless 0
   RecalcInterval, TimesliceInterval             max(1, round(x / F)) s
   sched_interval, bf_interval, bf_resolution    max(1, round(x / F)) s
   bf_window (minutes)                           max(1, ceil(x / F)) minutes
   --drain/--resume times                        round(x / F)
   BudgetTree                          the cluster's copy of the tree
-  BudgetRefresh, UnknownAccount, other SchedulerParameters keys: unchanged
+  BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes, other
+  SchedulerParameters keys: unchanged
 The four scheduler intervals are always written, Slurm's defaults scaled
 when absent, so that neither side falls back to an unscaled default.
 """
@@ -43,7 +45,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shape import shape_for  # noqa: E402
 from slurmtime import format_hms, parse_duration  # noqa: E402
 
-NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime", "resumable", "priority"]
+# budget-sim --write-trace writes every job's time limit (the trace's own,
+# or its work x --time-limit-factor), so the normalised trace always has it.
+NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime", "resumable", "priority",
+                 "time_limit"]
 
 # budget.conf keys: built-in defaults (src/libbudget/config.h) and how they
 # scale. "window": round(x / F), >= 1 s; "window0": the same but 0 stays 0;
@@ -59,6 +64,9 @@ CONF_KEYS = [
     ("DefaultMinRuntime", "0", "window0"),
     ("TimesliceInterval", "30", "interval"),
     ("HeroWait", "30:00", "window0"),
+    ("QuickStartMinRuntime", "15:00", "window0"),
+    ("QuickStartGpus", "1", "keep"),
+    ("HeroMinNodes", "8", "keep"),
 ]
 
 # SchedulerParameters the compression rescales, with Slurm 22.05's defaults
@@ -78,15 +86,6 @@ def at_least_one_unless_zero(x, factor):
     return 0 if x == 0 else max(1, rounded(x, factor))
 
 
-def derived_time_limit(duration, min_runtime):
-    """The time limit (seconds, whole minutes) of a trace job whose trace has
-    no time_limit column: twice its work, and never below its contract (a
-    contract longer than the limit is refused at submission).
-    TEMPORARY: drop when every native trace carries time_limit (budget-sim
-    --write-trace will write it)."""
-    return int(math.ceil(max(2 * duration, min_runtime) / 60.0)) * 60
-
-
 def compressed_limit_minutes(limit, factor):
     return max(1, int(math.ceil(limit / factor / 60.0)))
 
@@ -97,8 +96,8 @@ def read_trace(path):
     if not rows:
         raise InputError("%s: empty trace" % path)
     header = [h.strip() for h in rows[0]]
-    if header != NATIVE_HEADER and header != NATIVE_HEADER + ["time_limit"]:
-        raise InputError("%s:1: expected the header %s[,time_limit], got %s"
+    if header != NATIVE_HEADER:
+        raise InputError("%s:1: expected the header %s (budget-sim --write-trace's), got %s"
                          % (path, ",".join(NATIVE_HEADER), ",".join(header)))
     jobs = []
     for line, r in enumerate(rows[1:], start=2):
@@ -109,9 +108,7 @@ def read_trace(path):
         try:
             j = {"submit": int(r[0]), "account": r[1], "user": r[2], "gpus": int(r[3]),
                  "duration": int(r[4]), "min_runtime": int(r[5]), "resumable": r[6] in ("1", "true"),
-                 "priority": int(r[7])}
-            if len(r) == 9:
-                j["time_limit"] = int(r[8])
+                 "priority": int(r[7]), "time_limit": int(r[8])}
         except ValueError as e:
             raise InputError("%s:%d: %s" % (path, line, e))
         jobs.append(j)
@@ -124,8 +121,7 @@ def compress_jobs(jobs, factor, gpus_per_node):
     first = jobs[0]["submit"]
     out = []
     for i, j in enumerate(jobs, start=1):
-        given = "time_limit" in j
-        limit = j["time_limit"] if given else derived_time_limit(j["duration"], j["min_runtime"])
+        limit = j["time_limit"]
         nodes, per_node = shape_for(j["gpus"], gpus_per_node)
         out.append({
             "id": i, "account": j["account"], "user": j["user"], "gpus": j["gpus"],
@@ -136,7 +132,7 @@ def compress_jobs(jobs, factor, gpus_per_node):
             "time_limit_minutes": compressed_limit_minutes(limit, factor),
             "resumable": j["resumable"], "priority": j["priority"],
             "trace": {"submit": j["submit"], "duration": j["duration"], "min_runtime": j["min_runtime"],
-                      "time_limit": limit, "time_limit_derived": not given},
+                      "time_limit": limit},
         })
     return out
 
@@ -147,9 +143,7 @@ def write_trace(path, header, jobs):
         w.writerow(header)
         for j in jobs:
             row = [j["submit"], j["account"], j["user"], j["gpus"], j["duration"], j["min_runtime"],
-                   1 if j["resumable"] else 0, j["priority"]]
-            if len(header) == 9:
-                row.append(j["time_limit_minutes"] * 60)
+                   1 if j["resumable"] else 0, j["priority"], j["time_limit_minutes"] * 60]
             w.writerow(row)
 
 
@@ -256,6 +250,7 @@ def main():
     ap.add_argument("--drain", action="append", default=[])
     ap.add_argument("--resume", action="append", default=[])
     ap.add_argument("--cluster-tree", required=True, help="BudgetTree as the cluster sees it")
+    ap.add_argument("--time-limits", default="budget-sim's", help="where the time limits came from (recorded)")
     ap.add_argument("--out-dir", required=True)
     a = ap.parse_args()
     if a.factor < 1:
@@ -279,8 +274,7 @@ def main():
         "factor": a.factor, "nodes": a.nodes, "gpus_per_node": a.gpus_per_node,
         "scheduler_parameters": {"trace": a.scheduler_parameters, "compressed": sched},
         "budget_conf": {k: {"trace": t, "compressed": c} for k, t, c in conf},
-        "time_limits": "from the trace" if len(header) == 9 else
-                       "derived: ceil(max(2 x duration, min_runtime) / 60) minutes (the trace has none)",
+        "time_limits": a.time_limits,
         "node_events": events,
         "jobs": jobs,
     }

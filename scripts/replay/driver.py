@@ -30,6 +30,7 @@ Everything is polled (squeue every POLL seconds); nothing sleeps blindly.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -57,6 +58,21 @@ def deadline(plan, requeue_delay):
 
 def say(text):
     print("driver: %s" % text, flush=True)
+
+
+# What a client prints when slurmctld was busy or briefly unreachable: worth
+# a retry, never a refusal of the job.
+TRANSIENT = re.compile(r"Socket timed out|Unable to contact slurm controller|Connection refused|"
+                       r"Zero Bytes were transmitted|Resource temporarily unavailable")
+
+
+def run_client(args, tries=5):
+    """subprocess.run of a Slurm client, retried on a transient error."""
+    for attempt in range(tries):
+        p = subprocess.run(args, capture_output=True, text=True)
+        if p.returncode == 0 or not TRANSIENT.search(p.stderr or "") or attempt == tries - 1:
+            return p
+        time.sleep(0.5)
 
 
 class Driver:
@@ -92,29 +108,46 @@ class Driver:
     def submit(self, tid, resubmission=False):
         j = self.jobs[tid]
         at = self.now()
-        p = subprocess.run(self.sbatch_args(j), capture_output=True, text=True)
-        if p.returncode != 0:
-            self.rejected[tid] = (p.stderr or p.stdout).strip()
-            say("trace job %d refused at submission: %s" % (tid, self.rejected[tid]))
-            return
-        sid = int(p.stdout.strip().split(";")[0])
+        sid = None
+        for attempt in range(5):
+            p = subprocess.run(self.sbatch_args(j), capture_output=True, text=True)
+            if p.returncode == 0:
+                sid = int(p.stdout.strip().split(";")[0])
+                break
+            if not TRANSIENT.search(p.stderr or "") or attempt == 4:
+                self.rejected[tid] = (p.stderr or p.stdout).strip()
+                say("trace job %d refused at submission: %s" % (tid, self.rejected[tid]))
+                return
+            # The reply may be what was lost: never submit a job twice.
+            sid = self.adopt(tid)
+            if sid:
+                break
+            time.sleep(0.5)
         self.current[tid] = sid
         self.submissions.append({"trace_id": tid, "slurm_id": sid, "at": round(at, 3),
                                  "resubmission": resubmission})
+
+    def adopt(self, tid):
+        """The Slurm id of a job trace-<tid> that sbatch created without
+        saying so (its reply lost), or None."""
+        p = run_client(["squeue", "-h", "-t", "all", "--name=trace-%d" % tid, "-o", "%i"])
+        known = {s["slurm_id"] for s in self.submissions}
+        new = [int(x) for x in p.stdout.split() if p.returncode == 0 and int(x) not in known]
+        return max(new) if new else None
 
     def apply_node_event(self, e):
         state = "drain" if e["action"] == "drain" else "resume"
         args = ["scontrol", "update", "nodename=" + e["node"], "state=" + state]
         if state == "drain":
             args.append("reason=replay")
-        p = subprocess.run(args, capture_output=True, text=True)
+        p = run_client(args)
         if p.returncode != 0:
             raise RuntimeError("%s: %s" % (" ".join(args), (p.stderr or p.stdout).strip()))
         self.node_events.append({"node": e["node"], "action": state, "at": round(self.now(), 3)})
         say("%s %s at %.1f s" % (state, e["node"], self.now()))
 
     def states(self):
-        p = subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i|%T"], capture_output=True, text=True)
+        p = run_client(["squeue", "-h", "-t", "all", "-o", "%i|%T"])
         if p.returncode != 0:
             raise RuntimeError("squeue: %s" % p.stderr.strip())
         out = {}
