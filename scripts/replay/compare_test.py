@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the replay's comparison (compare.py), of how it reads a real
+"""Tests of the replay's comparison (compare.py), of the ledger check
+(ledger_check.py), of how it reads a real
 cluster (collect.py), of the compression (compress.py) and of the driver's
 submissions (driver.py, against fake clients), on tiny hand-made inputs
 whose figures are worked out below by hand. Run:
@@ -57,6 +58,7 @@ import collect  # noqa: E402
 import compare  # noqa: E402
 import compress  # noqa: E402
 import driver  # noqa: E402
+import ledger_check  # noqa: E402
 
 REAL = os.path.join(HERE, "testdata", "real_events.json")
 SIM = os.path.join(HERE, "testdata", "sim_events.json")
@@ -265,6 +267,43 @@ case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
         self.assertEqual(drv.current, {7: 41, 9: 50})
         self.assertEqual(calls, 3)  # trace-7 was not submitted again
         self.assertIn("longer than the time limit", drv.rejected[8])
+
+
+class LedgerCheckTest(unittest.TestCase):
+    """ledger_check.py on testdata/real_events.json (see the table above):
+    allocated a 8x10 + 8x10 + 2x10 = 180, b 1x15 = 15, c 1x5 = 5;
+    unallocated b 4x4 + 4x5 = 36. Up to 28: job 1's second run and job 4's
+    and job 5's runs are cut (a 80 + 2x3 = 86; b 15, unallocated 4x2 = 8)."""
+
+    def usage(self, until):
+        with open(os.path.join(HERE, "testdata", "real_events.json")) as f:
+            events = json.load(f)
+        (policy,) = events["policies"].values()
+        return ledger_check.run_usage(policy["jobs"], events["gpus_per_node"], until)
+
+    def test_runs_counted_up_to_the_report(self):
+        u = self.usage(100)
+        self.assertEqual(u["a"][:2], [180, 0])
+        self.assertEqual(u["b"][:2], [15, 36])
+        self.assertEqual(u["c"][:2], [5, 0])
+        # Allowance: GPUs x 1 s per run ended: a 8 + 8 + 2, b 1 + 4 + 4, c 1.
+        self.assertEqual([u[k][2] for k in "abc"], [18, 9, 1])
+        u = self.usage(28)
+        self.assertEqual(u["a"][:2], [86, 0])
+        self.assertEqual(u["b"][:2], [15, 8])
+
+    def test_a_lost_tail_fails_and_an_exact_ledger_passes(self):
+        u = self.usage(100)
+        exact = {"a": {"window_usage": 180, "unallocated": 0}, "b": {"window_usage": 15, "unallocated": 36},
+                 "c": {"window_usage": 5, "unallocated": 0}}
+        self.assertTrue(ledger_check.check(u, exact)[0])
+        # a charged 24 GPU-seconds short (job 1's 8 GPUs for 3 s): more than
+        # a's allowance of 18.
+        lost = dict(exact, a={"window_usage": 156, "unallocated": 0})
+        ok, lines = ledger_check.check(u, lost)
+        self.assertFalse(ok)
+        self.assertIn("charging lost", lines[0])
+        self.assertFalse(ledger_check.check(u, {"a": exact["a"], "b": exact["b"]})[0])  # c missing
 
 
 if __name__ == "__main__":

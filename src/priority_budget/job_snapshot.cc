@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "libbudget/preemption_note.h"
 #include "priority_budget/slurm_headers.h"
 
 namespace budget_prio {
@@ -60,6 +61,23 @@ JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
   return print;
 }
 
+// When the job's last run ended. Slurm's end_time, but for a requeued job
+// once Slurm has finished requeuing it (batch_requeue_fini() in
+// slurmctld/job_mgr.c sets end_time to 0, moments after the requeue): then
+// the time in the preemption note preempt/timeslice left in its Comment
+// (libbudget/preemption_note.h; the note is written in the pass that
+// requeues the job, so it is the run's end to the second). Without a note
+// (scontrol requeue, a node failure) 0: the tail since the last pass is
+// not charged (usage_charging.h). Read when a view is built, which a
+// requeue always causes (the phase is in the fingerprint), so the comment
+// is parsed once per requeue, not every pass.
+budget::TimePoint RunEndOf(const job_record_t* job, JobPhase phase) {
+  if (job->end_time != 0 || phase != JobPhase::kPending || job->restart_cnt == 0) return job->end_time;
+  budget::PreemptionNote note;
+  if (job->comment && budget::ParsePreemptionNote(job->comment, &note)) return note.at_time;
+  return 0;
+}
+
 // The fields a view re-reads at every pass (job_view_cache.h).
 JobVolatile VolatileOf(const job_record_t* job, JobPhase phase) {
   JobVolatile fields;
@@ -93,7 +111,7 @@ JobView ViewOfJob(const void* job_record) {
   }
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
   ApplyVolatile(VolatileOf(job, phase), &view);
-  view.end_time = job->end_time;  // a new view reads it whatever the phase
+  view.end_time = RunEndOf(job, phase);  // a new view reads it whatever the phase
   return view;
 }
 

@@ -73,6 +73,12 @@ void JobViewCache::Store(JobView view, const JobFingerprint& fingerprint) {
   ++built_;
   view.node_resolved = false;
   if (located_ != kNone && views_[located_].job_id == view.job_id) {
+    // A job that ended keeps the GPUs of its run: Slurm takes each node's
+    // TRES off the job as the node finishes with it (job_update_tres_cnt()
+    // in slurmctld/job_mgr.c), so the record soon shows fewer GPUs than the
+    // tail of the run held.
+    const JobView& old = views_[located_];
+    if (view.phase == JobPhase::kFinished && old.phase != JobPhase::kPending) view.gpus = old.gpus;
     views_[located_] = std::move(view);
     fingerprints_[located_] = fingerprint;
     unresolved_[located_] = 1;

@@ -123,6 +123,8 @@ class JobViewCache {
   // `job_id` with `fields` copied in, if it stands; nullptr if the caller
   // must build one and Store() it.
   JobView* Reuse(uint32_t job_id, const JobFingerprint& fingerprint, const JobVolatile& fields);
+  // A finished job's view built over its running (or finished) one keeps
+  // that view's GPUs: the run's, which its tail is charged with.
   void Store(JobView view, const JobFingerprint& fingerprint);
   // Ends the pass: drops the views of jobs not seen since BeginPass.
   void EndPass();

@@ -241,6 +241,25 @@ void test_requeued_job_tail_charged_then_new_run_charged_fresh(void** /*state*/)
   assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 140) == 176);
 }
 
+void test_requeued_job_tail_charged_whatever_its_start_time_now(void** /*state*/) {
+  budget::AllocationTree tree = ParseTree(kTree);
+  budget::BudgetConfig config;
+  Ledger ledger(SmallWindow());
+  JobView job = Job(9, "acct_a", "x", JobPhase::kRunning, 8, 100);
+  budget_prio::ChargeJobs({job}, tree, config, 100, 110, &ledger);
+  // Requeued at 117; by the next pass Slurm has finished the requeue and
+  // backfill has given the job an expected start of 200: the view's start
+  // time is no longer its run's. The tail [110, 117) is charged all the same.
+  job.phase = JobPhase::kPending;
+  job.start_time = 200;
+  job.end_time = 117;
+  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({job}, tree, config, 110, 120, &ledger);
+  assert_int_equal(stats.requeued, 1);
+  // 8 x [100, 110) + 8 x [110, 117) = 136.
+  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 136);
+  assert_int_equal(ledger.ChargedUntil(9), 117);
+}
+
 void test_pending_job_that_never_ran_is_not_charged(void** /*state*/) {
   budget::AllocationTree tree = ParseTree(kTree);
   budget::BudgetConfig config;
@@ -512,6 +531,30 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   assert_int_equal(cache.cached(), 3);
 }
 
+void test_view_cache_keeps_the_gpus_of_a_run_that_ended(void** /*state*/) {
+  JobViewCache cache;
+  cache.BeginPass({}, false);
+  assert_null(cache.Reuse(5, Print(1, JobPhase::kRunning), Fields(50, JobPhase::kRunning)));
+  cache.Store(Job(5, "acct_a", "x", JobPhase::kRunning, 16, 100), Print(1, JobPhase::kRunning));
+  cache.EndPass();
+  // Completing on two nodes, then one: Slurm has taken a node's TRES off
+  // the record each time, which now reads 8 GPUs, then 0. The tail of the
+  // run held 16.
+  for (double shown : {8.0, 0.0}) {
+    cache.BeginPass({}, false);
+    assert_null(cache.Reuse(5, Print(2, JobPhase::kFinished), Fields(50, JobPhase::kFinished)));
+    cache.Store(Job(5, "acct_a", "x", JobPhase::kFinished, shown, 100), Print(2, JobPhase::kFinished));
+    cache.EndPass();
+    assert_true(cache.views()[0].gpus == 16);
+  }
+  // A job requeued and pending again asks for what it asks for.
+  cache.BeginPass({}, false);
+  assert_null(cache.Reuse(5, Print(3), Fields(50)));
+  cache.Store(Job(5, "acct_a", "x", JobPhase::kPending, 4, 0), Print(3));
+  cache.EndPass();
+  assert_true(cache.views()[0].gpus == 4);
+}
+
 void test_view_cache_follows_the_job_list(void** /*state*/) {
   JobViewCache cache;
   CachePass(&cache, {1, 2, 3, 4});
@@ -691,12 +734,14 @@ int main(void) {
       cmocka_unit_test(test_unallocated_suspended_and_unknown_jobs),
       cmocka_unit_test(test_finished_job_tail_charged_once_then_forgotten),
       cmocka_unit_test(test_requeued_job_tail_charged_then_new_run_charged_fresh),
+      cmocka_unit_test(test_requeued_job_tail_charged_whatever_its_start_time_now),
       cmocka_unit_test(test_pending_job_that_never_ran_is_not_charged),
       cmocka_unit_test(test_finished_job_without_cursor),
       cmocka_unit_test(test_pending_demand),
       cmocka_unit_test(test_pass_orders_teams_by_usage_over_share),
       cmocka_unit_test(test_pass_counts_what_the_report_shows),
       cmocka_unit_test(test_view_cache_rebuilds_only_what_changed),
+      cmocka_unit_test(test_view_cache_keeps_the_gpus_of_a_run_that_ended),
       cmocka_unit_test(test_view_cache_follows_the_job_list),
       cmocka_unit_test(test_view_cache_resolves_nodes_per_tree),
       cmocka_unit_test(test_changed_jobs_overflow_to_a_full_rebuild),

@@ -14,13 +14,14 @@ bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config) {
 
 namespace {
 
-void ChargeRunning(const JobView& job, const std::string& path, budget::Ledger::Series occupancy,
-                   budget::TimePoint now, budget::Ledger* ledger, ChargeStats* stats) {
-  budget::TimePoint from = std::max(job.start_time, ledger->ChargedUntil(job.job_id));
+// Charges the run that began at `start` up to `now` (from its cursor on).
+void ChargeRun(const JobView& job, budget::TimePoint start, const std::string& path,
+               budget::Ledger::Series occupancy, budget::TimePoint now, budget::Ledger* ledger, ChargeStats* stats) {
+  budget::TimePoint from = std::max(start, ledger->ChargedUntil(job.job_id));
   if (occupancy == budget::Ledger::Series::kAllocated && now > from) {
     stats->allocated_gpu_seconds += job.gpus * static_cast<double>(now - from);
   }
-  ledger->ChargeRunningJob(job.job_id, path, occupancy, job.start_time, now, job.gpus);
+  ledger->ChargeRunningJob(job.job_id, path, occupancy, start, now, job.gpus);
   // ChargeRunningJob ignores jobs without GPUs; their cursor must still move.
   ledger->SetChargedUntil(job.job_id, now);
 }
@@ -51,7 +52,7 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
                                                                     : budget::Ledger::Series::kUnallocated;
     switch (job.phase) {
       case JobPhase::kRunning:
-        ChargeRunning(job, path, occupancy, now, ledger, &stats);
+        ChargeRun(job, job.start_time, path, occupancy, now, ledger, &stats);
         ++stats.running;
         break;
       case JobPhase::kSuspended:
@@ -62,21 +63,24 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
         budget::TimePoint end = std::min(job.end_time, now);
         if (cursor == 0 && end <= last_pass) break;  // ended before we watched
         if (cursor >= end) break;                    // tail already charged
-        ChargeRunning(job, path, occupancy, end, ledger, &stats);
+        ChargeRun(job, job.start_time, path, occupancy, end, ledger, &stats);
         ++stats.finished;
         break;
       }
       case JobPhase::kPending: {
         // Requeued (preempted, drained, scontrol requeue): back to pending
-        // with end_time = when its run ended. The run since the last pass
-        // is charged now; a new run starts its own charge (start > cursor).
-        // (end_time is read only for a job with a cursor: it is outside
-        // the view's first cache line, job_view.h.)
+        // with end_time = when its run ended. The run since the last pass,
+        // [cursor, end), is charged now. The cursor, not the view's start
+        // time, says where: once Slurm has finished the requeue a pending
+        // job's start_time is 0 or backfill's estimate. An end at or before
+        // the cursor is an earlier run's, already charged. (end_time is
+        // read only for a job with a cursor: it is outside the view's first
+        // cache line, job_view.h.)
         const budget::TimePoint cursor = ledger->ChargedUntil(job.job_id);
         if (cursor > 0) {
           const budget::TimePoint end = std::min(job.end_time, now);
-          if (end > cursor && job.start_time < end) {
-            ChargeRunning(job, path, occupancy, end, ledger, &stats);
+          if (end > cursor) {
+            ChargeRun(job, cursor, path, occupancy, end, ledger, &stats);
             ++stats.requeued;
           }
         }

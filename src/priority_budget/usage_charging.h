@@ -16,10 +16,14 @@
 //     previous pass (we saw it run); one that ended before a restart is not
 //     charged again.
 //   - A requeued job (pending again, with a cursor, and an end_time after
-//     it) is charged the tail of its run, [max(start, cursor), end), like a
-//     finished job: the time it ran stays charged. (If it both ends and
-//     starts again between two passes, that tail is not seen: at most
-//     RecalcInterval x GPUs.)
+//     it) is charged the tail of its run, [cursor, end), like a finished
+//     job: the time it ran stays charged. Its start_time is not used: Slurm
+//     resets it once the requeue is done. Slurm also resets end_time then;
+//     the snapshot reads the run's end from preempt/timeslice's preemption
+//     note instead (job_snapshot.cc RunEndOf). (A requeue without a note
+//     that the pass sees only after Slurm reset end_time, or a job that
+//     both ends and starts again between two passes, loses the tail: at
+//     most RecalcInterval x GPUs.)
 //   - Pending allocated jobs that are not held charge demand: GPUs x
 //     [last_pass, now). Running allocated jobs charge demand with their
 //     occupancy (Ledger::ChargeRunningJob). Free work (min_runtime 0) is no

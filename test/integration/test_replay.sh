@@ -58,6 +58,13 @@ check "each team's delivered share within 3 points (measured $(shown agreement.t
 check "... and up to the last submission, within 3 points too (measured $(shown agreement.team_delivered_max_diff_until_last_submit))" \
   at_most agreement.team_delivered_max_diff_until_last_submit 3
 echo "     start diff median $(figure start_diff.median) s, p90 $(figure start_diff.p90) s (trace seconds)"
+# The fair share the real cluster ran on is only as good as its ledger:
+# every run the controller made, charged in full (a preempted run's tail,
+# a multi-node job's last second), checked against the report it wrote.
+t0=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["t0"])' "$work/files/driver.json")
+check "priority/budget charged every run in full (its report against the runs)" \
+  python3 "$REPO/scripts/replay/ledger_check.py" --events "$work/files/real-events.json" \
+  --report "$CLUSTER_DIR/state/budget_report.json" --t0 "$t0"
 
 [ "$FAILED" -eq 0 ] && rm -rf "$work"
 finish
