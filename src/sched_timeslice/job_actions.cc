@@ -77,4 +77,6 @@ bool GrantTopPriority(uint32_t job_id) {
 
 void KickScheduler() { queue_job_scheduler(); }
 
+budget::TimePoint NodesLastChanged() { return __atomic_load_n(&last_node_update, __ATOMIC_RELAXED); }
+
 }  // namespace timeslice

@@ -46,6 +46,11 @@ bool GrantTopPriority(uint32_t job_id);
 // Asks slurmctld's scheduler to run soon (freed GPUs).
 void KickScheduler();
 
+// When slurmctld last changed a node's state (its last_node_update, whole
+// seconds): a job started or ended on it, it was drained or returned to
+// service. Read without a lock (a hint: the pass itself reads under locks).
+budget::TimePoint NodesLastChanged();
+
 }  // namespace timeslice
 
 #endif  // SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_

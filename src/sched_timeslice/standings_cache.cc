@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <limits>
 #include <utility>
 
 #include "libbudget/report_snapshot.h"
@@ -107,6 +108,13 @@ void StandingsCache::Rebuild() {
   Note("standings from " + source_path_ + ": " + std::to_string(view->standings.size()) + " tree nodes, " +
        std::to_string(view->scale.capacity_gpus) + " GPUs" +
        (view->has_tree ? "" : " (no last good tree: jobs mapped by account only)"));
+}
+
+bool StandingsCache::SourceChanged() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (source_path_.empty() || StampOf(source_path_) == report_stamp_) return false;
+  last_stat_ = std::numeric_limits<budget::TimePoint>::min() / 2;  // View() stats again
+  return true;
 }
 
 std::shared_ptr<const StandingsView> StandingsCache::View(budget::TimePoint now) {

@@ -76,6 +76,10 @@ class StandingsCache {
 
   // The current view at `now` (refreshing from disk when due).
   std::shared_ptr<const StandingsView> View(budget::TimePoint now);
+  // Whether priority/budget has written new standings since the view was
+  // read (one stat()); if so the next View() reads them, whatever
+  // kStatPeriod says.
+  bool SourceChanged();
 
  private:
   struct FileStamp {

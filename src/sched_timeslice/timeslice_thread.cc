@@ -2,6 +2,7 @@
 #include "sched_timeslice/timeslice_thread.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -63,14 +64,22 @@ void TimesliceThread::Reconfigure(ThreadConfig config) {
 }
 
 void TimesliceThread::Run() {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point next_pass = Clock::now();
   for (;;) {
+    bool due = false;
+    Clock::duration interval;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::seconds(std::max<budget::Seconds>(config_.interval, 1)),
-                   [this] { return stop_ || woken_; });
+      cv_.wait_for(lock, std::chrono::milliseconds(kWatchMillis), [this] { return stop_ || woken_; });
       if (stop_) return;
+      due = woken_;
       woken_ = false;
+      interval = std::chrono::seconds(std::max<budget::Seconds>(config_.interval, 1));
     }
+    const Clock::time_point now = Clock::now();
+    if (!due && now < next_pass && !ChangedSinceLastPass()) continue;
+    next_pass = now + interval;
     try {
       Pass();
     } catch (const std::exception& e) {
@@ -79,6 +88,22 @@ void TimesliceThread::Run() {
       error("preempt/timeslice: pass failed: unknown exception");
     }
   }
+}
+
+bool TimesliceThread::ChangedSinceLastPass() {
+  const budget::TimePoint changed = NodesLastChanged();
+  if (changed != nodes_seen_) return true;
+  // A change in the second of the last pass, after it, is not in
+  // last_node_update's value: look again once that second is over, but not
+  // in the first moments of the next one, when the jobs due to end at the
+  // turn of the second (their ends are whole seconds) are still ending.
+  if (changed >= pass_second_) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ts.tv_sec > pass_second_ && (ts.tv_sec > pass_second_ + 1 || ts.tv_nsec >= kSettleMillis * 1000000L))
+      return true;
+  }
+  return standings_.SourceChanged();
 }
 
 void TimesliceThread::ReloadIfChanged() {
@@ -127,6 +152,8 @@ void TimesliceThread::Pass() {
   std::vector<NodeFacts> nodes;
   timeslice_lock_read();
   try {
+    nodes_seen_ = NodesLastChanged();
+    pass_second_ = time(nullptr);
     SnapshotCluster(config.default_min_runtime, &jobs, &nodes);
   } catch (...) {
     timeslice_unlock_read();

@@ -1,6 +1,8 @@
 // TimesliceThread: the time-slicing thread preempt/timeslice runs in
-// slurmctld. Every TimesliceInterval seconds (sooner when woken) it runs one
-// pass:
+// slurmctld. Every TimesliceInterval seconds, and within kWatchMillis of
+// any change of a node's state (a job ended or started, a node drained or
+// returned; NodesLastChanged) or of the standings priority/budget writes,
+// it runs one pass:
 //   1. under slurmctld READ locks (job, node, part): copy every running and
 //      pending job and every node (job_facts.h);
 //   2. outside any lock: translate them (pass_inputs.h) and ask the core's
@@ -13,6 +15,15 @@
 //      nodes' "empty by" promises (job_actions.h);
 //   4. outside locks: log, add to the counts file (state_counts.h), and ask
 //      slurmctld's scheduler to run.
+// Why passes follow those changes: GPUs a job frees go where the core's
+// order says, before Slurm's backfill (every bf_interval, at a phase of
+// its own) fills the hole with work the next pass would preempt again; a
+// team that falls behind is served as soon as the standings say so; and
+// neither outcome depends on where in its interval the thread happened to
+// be, which is what the simulator models (src/sim/engine.cc: a pass at
+// every end, drain, return and recompute, besides the periodic ones). A
+// pass's own preemptions change nodes too: one more pass follows, which
+// finds the freed GPUs free. At most one pass per kWatchMillis.
 // budget.conf is re-read when it changes (a bad one keeps the previous
 // values, and says so). Each pass's duration is logged at debug level, and every kSummarySeconds
 // one info line sums the passes since the last one.
@@ -52,6 +63,8 @@ struct ThreadConfig {
 class TimesliceThread {
  public:
   static constexpr budget::Seconds kSummarySeconds = 300;
+  static constexpr int kWatchMillis = 100;
+  static constexpr long kSettleMillis = 300;  // see ChangedSinceLastPass
 
   explicit TimesliceThread(ThreadConfig config);
   ~TimesliceThread();
@@ -70,6 +83,10 @@ class TimesliceThread {
     budget::TimePoint since = 0;
   };
   void Run();
+  // A node changed since the last pass read them (whole seconds: a change
+  // in the same second as that pass counts until the second is over), or
+  // the standings did.
+  bool ChangedSinceLastPass();
   void Pass();
   void ReloadIfChanged();
   void Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, budget::TimePoint now);
@@ -84,6 +101,9 @@ class TimesliceThread {
   budget::TimeslicePlanner planner_;  // used by the thread only
   Summary summary_;                   // used by the thread only
   long conf_mtime_ = -1, conf_mtime_ns_ = -1;  // of budget.conf, as last read
+  // Used by the thread only: NodesLastChanged() as the last pass read it,
+  // and the second that pass ran in.
+  budget::TimePoint nodes_seen_ = -1, pass_second_ = -1;
 };
 
 }  // namespace timeslice
