@@ -186,6 +186,21 @@ void ExplainProtection(const SnapshotJob& job, TimePoint now, std::string* out) 
   }
 }
 
+// What became of a job preempt/timeslice took its GPUs from, from Slurm's
+// record (the notes do not say): a requeued job is pending again, or ran
+// since, with its restart count raised (job_requeue counts every requeue);
+// a job it ended is PREEMPTED, Slurm's state for a job killed by a
+// preemption (sched_timeslice/job_actions.cc: not resumable, or Slurm
+// refused the requeue).
+std::string Outcome(const SlurmJob& slurm) {
+  if (slurm.base_state == "PREEMPTED") {
+    return std::string("not requeued: it ended (JobState=PREEMPTED; ") +
+           (slurm.requeue ? "Requeue=1, but Slurm refused the requeue" : "not resumable, Requeue=0") + ")";
+  }
+  if (slurm.restart_count == 0) return "not requeued (JobState=" + slurm.base_state + ")";
+  return "requeued (resumable), " + std::to_string(slurm.restart_count) + " restart(s) so far";
+}
+
 void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::string* out) {
   if (job != nullptr && job->has_preemption) {
     const budget::PreemptionRecord& p = job->preemption;
@@ -195,16 +210,18 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::strin
                                                       : "cancelled (not resumable)"));
     return;
   }
+  if (slurm == nullptr) return;
   budget::PreemptionNote note;
-  if (slurm != nullptr && budget::ParsePreemptionNote(slurm->comment, &note)) {
-    // The note on the job itself (preempt/timeslice writes it at preemption).
-    bool cancelled = slurm->state == "CANCELLED";
+  budget::DrainNote drain;
+  // The notes on the job itself (preempt/timeslice writes them).
+  if (budget::ParsePreemptionNote(slurm->comment, &note)) {
     Line(out, "preempted", "at " + note.at + " by job " + std::to_string(note.preempted_by) + ", rule \"" +
-                               note.rule + "\"; " +
-                               (cancelled ? "cancelled (not resumable)"
-                                          : "requeued (resumable), " + std::to_string(slurm->restart_count) +
-                                                " restart(s) so far"));
-  } else if (slurm != nullptr && slurm->restart_count > 0) {
+                               note.rule + "\"; " + Outcome(*slurm));
+  } else if (budget::ParseDrainNote(slurm->comment, &drain)) {
+    Line(out, "drained", "left node " + drain.node + " at " + drain.at +
+                             ": the node is draining and the job's protection was over (rule \"drain at "
+                             "contract end\"); " + Outcome(*slurm));
+  } else if (slurm->restart_count > 0) {
     Line(out, "requeued", std::to_string(slurm->restart_count) +
                               " time(s); neither the snapshot nor the job records a preemption");
   }

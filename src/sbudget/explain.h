@@ -30,7 +30,10 @@ namespace sbudget {
 // What Slurm says about a job (filled by slurm_api.cc from slurm_load_job).
 struct SlurmJob {
   uint32_t job_id = 0;
-  std::string state;   // "PENDING", "RUNNING", ...
+  std::string state;   // as scontrol prints it: "PENDING", "COMPLETING", ...
+  // The state without its flags (a job being requeued or ended is
+  // COMPLETING for a while): "PENDING", "RUNNING", "PREEMPTED", ...
+  std::string base_state;
   std::string reason;  // "Priority", "Resources", "None", ...
   std::string user;
   std::string account;
@@ -40,6 +43,7 @@ struct SlurmJob {
   budget::TimePoint submit_time = 0;
   budget::TimePoint start_time = 0;  // 0: not started
   uint32_t restart_count = 0;        // times requeued
+  bool requeue = false;              // Requeue=1: Slurm may requeue it
   uint32_t gpus = 0;  // asked for (pending) or held (libbudget/gpu_count.h)
 };
 

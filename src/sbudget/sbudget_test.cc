@@ -528,14 +528,55 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
   // The note preempt/timeslice leaves on the job's Comment names the preemptor
   // and the rule even when the snapshot has no record of it.
-  slurm.state = "PENDING";
+  slurm.state = slurm.base_state = "PENDING";
   slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: over-served allocation)";
   assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "preempted   at 2026-11-29T10:02:16 by job 8, rule \"over-served allocation\"; "
                       "requeued (resumable), 2 restart(s) so far");
-  slurm.state = "CANCELLED";
-  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
-  AssertContains(out, "rule \"over-served allocation\"; cancelled (not resumable)");
+}
+
+// A job preempt/timeslice ended rather than requeued is PREEMPTED in Slurm
+// (COMPLETING while it ends), never CANCELLED; one that left a draining node
+// carries the drain's note, not a preemption note.
+void TestExplainSaysHowAPreemptionOrDrainEnded(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
+  sbudget::SlurmJob slurm;
+  slurm.job_id = 990;
+  slurm.state = "COMPLETING";
+  slurm.base_state = "PREEMPTED";
+  slurm.requeue = false;
+  slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated)";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "rule \"unallocated\"; not requeued: it ended (JobState=PREEMPTED; not resumable, "
+                      "Requeue=0)");
+  assert_true(out.find("requeued (resumable)") == std::string::npos);
+  // Resumable, but Slurm would not requeue it (not a batch job, say).
+  slurm.requeue = true;
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; Requeue=1, but Slurm refused the requeue)");
+  // Requeued off a draining node at its contract end.
+  slurm.state = slurm.base_state = "PENDING";
+  slurm.restart_count = 1;
+  slurm.comment = "requeued at 2026-11-29T10:05:00: node n1 is draining (rule: drain at contract end)";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "drained     left node n1 at 2026-11-29T10:05:00: the node is draining and the job's "
+                      "protection was over (rule \"drain at contract end\"); requeued (resumable), 1 restart(s)");
+  assert_true(out.find("neither the snapshot nor the job records") == std::string::npos);
+  // Not resumable: the drain ended it.
+  slurm.state = "PREEMPTED";
+  slurm.base_state = "PREEMPTED";
+  slurm.requeue = false;
+  slurm.restart_count = 0;
+  slurm.comment = "cancelled at 2026-11-29T10:05:00: node n1 is draining (rule: drain at contract end)";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "left node n1 at 2026-11-29T10:05:00");
+  AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; not resumable, Requeue=0)");
+}
+
+void TestExplainOfAJobNeitherKnows(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
   // Neither knows it.
   Status st = sbudget::ExplainJob(998, nullptr, nullptr, &s, kNow, &out);
   assert_true(st.IsNotFound());
@@ -831,6 +872,8 @@ int main() {
       cmocka_unit_test(TestPendingJobsArePlacedByTheirPriority),
       cmocka_unit_test(TestExplainPendingJob),
       cmocka_unit_test(TestExplainRunningAndPreemptedJobs),
+      cmocka_unit_test(TestExplainSaysHowAPreemptionOrDrainEnded),
+      cmocka_unit_test(TestExplainOfAJobNeitherKnows),
       cmocka_unit_test(TestHistoryCsvAndSvg),
       cmocka_unit_test(TestParseSince),
       cmocka_unit_test(TestReportFindsSnapshotInStateSaveLocation),

@@ -43,6 +43,7 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   const bool pending = (j.job_state & JOB_STATE_BASE) == JOB_PENDING;
   job.job_id = j.job_id;
   job.state = OrEmpty(slurm_job_state_string(j.job_state));
+  job.base_state = OrEmpty(slurm_job_state_string(j.job_state & JOB_STATE_BASE));
   job.reason = OrEmpty(slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)));
   job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
   job.account = OrEmpty(j.account);
@@ -52,6 +53,7 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   job.submit_time = j.submit_time;
   job.start_time = pending ? 0 : j.start_time;
   job.restart_count = j.restart_cnt;
+  job.requeue = j.requeue != 0;
   budget::JobGpuStrings strings;
   strings.tres = View(pending ? j.tres_req_str : j.tres_alloc_str);
   strings.per_job = View(j.tres_per_job);
