@@ -128,41 +128,71 @@ std::vector<std::string> SplitList(const std::string& text) {
   return items;
 }
 
+// The StateSaveLocation file per snapshot_locate.h, or "" with the
+// problem printed.
+std::string StateSaveSnapshotFile(const Environment& env, Io* io) {
+  std::ifstream conf(env.slurm_conf);
+  if (!conf) {
+    // libslurm would retry reading it for a minute: say so at once.
+    io->err += "sbudget: cannot read " + env.slurm_conf +
+               " (set SLURM_CONF) to find StateSaveLocation; or give --snapshot FILE\n";
+    return "";
+  }
+  std::stringstream text;
+  text << conf.rdbuf();
+  std::string dir = StateSaveLocationFromConf(text.str());
+  // Not in the file: Slurm's default applies, which the controller knows.
+  if (dir.empty() && env.load_state_save_location) {
+    Status s = env.load_state_save_location(&dir);
+    if (!s.ok()) {
+      io->err += "sbudget: " + env.slurm_conf + " names no StateSaveLocation, and " + s.message() +
+                 "; give --snapshot FILE\n";
+      return "";
+    }
+  }
+  if (dir.empty()) {
+    io->err += "sbudget: cannot find StateSaveLocation (" + env.slurm_conf + "); give --snapshot FILE\n";
+    return "";
+  }
+  return SnapshotFileIn(dir);
+}
+
 // Reads the snapshot per snapshot_locate.h; on failure prints the problem.
+// A snapshot written while no tree had loaded is a failure too, said as such.
 bool LoadSnapshot(const Options& opts, const Environment& env, ReportSnapshot* out, Io* io) {
   std::string file;
+  Status s;
   if (const std::string* f = opts.Value("snapshot")) {
     file = *f;
+    s = budget::ReadReportSnapshot(file, out);
   } else {
-    std::ifstream conf(env.slurm_conf);
-    if (!conf) {
-      // libslurm would retry reading it for a minute: say so at once.
-      io->err += "sbudget: cannot read " + env.slurm_conf +
-                 " (set SLURM_CONF) to find StateSaveLocation; or give --snapshot FILE\n";
-      return false;
+    std::string warning;
+    std::string report_dir = ReportDirFromBudgetConf(env.slurm_conf, &warning);
+    if (!warning.empty()) io->err += "sbudget: " + warning + "\n";
+    if (!report_dir.empty()) {
+      file = SnapshotFileIn(report_dir);
+      s = budget::ReadReportSnapshot(file, out);
     }
-    std::stringstream text;
-    text << conf.rdbuf();
-    std::string dir = StateSaveLocationFromConf(text.str());
-    // Not in the file: Slurm's default applies, which the controller knows.
-    if (dir.empty() && env.load_state_save_location) {
-      Status s = env.load_state_save_location(&dir);
-      if (!s.ok()) {
-        io->err += "sbudget: " + env.slurm_conf + " names no StateSaveLocation, and " +
-                   s.message() + "; give --snapshot FILE\n";
-        return false;
+    if (report_dir.empty() || !s.ok()) {
+      // No ReportDir, or nothing usable there (not mounted, not written
+      // yet): StateSaveLocation, readable on the controller.
+      Io state_io;
+      std::string state_file = StateSaveSnapshotFile(env, &state_io);
+      Status state_status = state_file.empty() ? Status::NotFound("") : budget::ReadReportSnapshot(state_file, out);
+      if (report_dir.empty() || state_status.ok()) {
+        io->err += state_io.err;
+        if (state_file.empty()) return false;
+        file = state_file;
+        s = state_status;
       }
     }
-    if (dir.empty()) {
-      io->err += "sbudget: cannot find StateSaveLocation (" + env.slurm_conf +
-                 "); give --snapshot FILE\n";
-      return false;
-    }
-    file = SnapshotFileIn(dir);
   }
-  Status s = budget::ReadReportSnapshot(file, out);
   if (!s.ok()) {
     io->err += "sbudget: " + SnapshotProblem(s, file) + "\n";
+    return false;
+  }
+  if (!out->tree_loaded) {
+    io->err += "sbudget: " + NoTreeProblem(*out, env.now) + "\n";
     return false;
   }
   std::string warning = StalenessWarning(*out, env.now);

@@ -719,6 +719,56 @@ void TestMissingStaleAndCorruptSnapshotsSayWhy(void**) {
   AssertContains(io.err, "$.version: is 9, written by a newer slurm-budget");
 }
 
+// priority/budget runs but no tree ever loaded: it writes a snapshot that
+// says so, and sbudget says that, not "is priority/budget configured?".
+void TestNoTreeLoadedIsSaidPlainly(void**) {
+  TempFiles tmp;
+  ReportSnapshot s;
+  s.generated_at = kGenerated;
+  s.window = 600;
+  s.bucket_width = 5;
+  s.tree_loaded = false;
+  s.tree_source = "/etc/slurm/budget-tree.json";
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(tmp.dir)).ok());
+  std::string conf = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "\n");
+  sbudget::Io io;
+  assert_int_equal(Run({}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "sbudget: no allocation tree has loaded (from /etc/slurm/budget-tree.json");
+  AssertContains(io.err, "priority/budget is running but computes no budgets");
+  assert_true(io.err.find("is PriorityType") == std::string::npos);
+  assert_string_equal(io.out.c_str(), "");
+  assert_int_equal(Run({"--json"}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "no allocation tree has loaded");
+}
+
+// ReportDir in the budget.conf beside slurm.conf: sbudget reads the copy
+// there, as on a login node where StateSaveLocation is not readable; with
+// nothing usable there it falls back to StateSaveLocation.
+void TestReportDirServesAnyHost(void**) {
+  TempFiles tmp;
+  const std::string shared = tmp.dir + "/shared";
+  assert_int_equal(mkdir(shared.c_str(), 0755), 0);
+  ReportSnapshot s = Fixture();
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(shared)).ok());
+  std::string conf = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "/state-not-here\n");
+  tmp.Write("budget.conf", "BudgetTree=tree.json\nReportDir=" + shared + "\n");
+  sbudget::Io io;
+  assert_int_equal(Run({"-P"}, TestEnv(conf), &io), 0);
+  assert_int_equal(Lines(io.out).size(), 8);
+  assert_string_equal(io.err.c_str(), "");
+  // Not there (not mounted yet): StateSaveLocation, if it has one.
+  unlink(sbudget::SnapshotFileIn(shared).c_str());
+  assert_int_equal(Run({"-P"}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "no budget report snapshot at " + shared + "/budget_report.json");
+  std::string conf2 = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "\n");
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(tmp.dir)).ok());
+  assert_int_equal(Run({"-P"}, TestEnv(conf2), &io), 0);
+  // A budget.conf that does not parse: said, and StateSaveLocation used.
+  tmp.Write("budget.conf", "Colour=blue\n");
+  assert_int_equal(Run({"-P"}, TestEnv(conf2), &io), 0);
+  AssertContains(io.err, "ignoring " + tmp.dir + "/budget.conf");
+}
+
 void TestUsageErrorsExitTwo(void**) {
   sbudget::Io io;
   sbudget::Environment env = TestEnv("/nonexistent");
@@ -878,6 +928,8 @@ int main() {
       cmocka_unit_test(TestParseSince),
       cmocka_unit_test(TestReportFindsSnapshotInStateSaveLocation),
       cmocka_unit_test(TestMissingStaleAndCorruptSnapshotsSayWhy),
+      cmocka_unit_test(TestNoTreeLoadedIsSaidPlainly),
+      cmocka_unit_test(TestReportDirServesAnyHost),
       cmocka_unit_test(TestUsageErrorsExitTwo),
       cmocka_unit_test(TestExplainAndHistoryThroughTheCommandLine),
       cmocka_unit_test(TestValidate),

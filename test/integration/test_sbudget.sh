@@ -8,7 +8,10 @@
 #     names its contract, allocation rank and the job ahead of it and why;
 #     for a running job its protection end;
 #   - history writes an SVG and CSV; a stale or missing snapshot is one clear
-#     line; validate and diff --as work without the controller.
+#     line; validate and diff --as work without the controller;
+#   - before any tree has loaded sbudget says so; with ReportDir it works
+#     from a host without StateSaveLocation; under select/topo the report
+#     has the fragmentation figure.
 . "$(dirname "$0")/lib.sh"
 
 export PRIORITY_TYPE=priority/budget
@@ -22,12 +25,31 @@ cat > "$tree" <<'JSON'
   { "name": "teama", "share": 70, "account": "teama", "owners": ["pi-a"] },
   { "name": "teamb", "share": 30, "account": "teamb", "owners": ["pi-b"] } ] }
 JSON
-export BUDGET_TREE_JSON=$tree
-export BUDGET_CONF=$(printf '%s\n' "BudgetTree=$CLUSTER_DIR/etc/budget-tree.json" \
-  "LookbackWindow=10:00" "LedgerBucket=0:05" "RecalcInterval=2" "UnknownAccount=unallocated")
+# The cluster starts with a tree the plugin refuses (a negative share): no
+# tree has ever loaded until the good one is put in its place.
+bad_tree=$OUT/tree-bad.json
+sed 's/"share": 30/"share": -30/' "$tree" > "$bad_tree"
+export BUDGET_TREE_JSON=$bad_tree
+# ReportDir: the shared directory a login node would mount.
+shared=$OUT/shared
+rm -rf "$shared" && mkdir -p "$shared"
+export BUDGET_CONF=$(printf '%s\n' "BudgetTree=$CLUSTER_DIR/etc/budget-tree.json" "BudgetRefresh=0:02" \
+  "LookbackWindow=10:00" "LedgerBucket=0:05" "RecalcInterval=2" "UnknownAccount=unallocated" \
+  "ReportDir=$shared")
+# select/topo publishes the fragmentation figure the report carries.
+export SELECT_TYPE=select/topo
 
 [ -x "$SBUDGET" ] || fail_now "sbudget is built in $BUILD_DIR"
 cluster_start -n 1 -g 8
+
+# --- no tree yet ----------------------------------------------------------------
+no_tree() {
+  local out rc; out=$("$SBUDGET" 2>&1); rc=$?
+  [ $rc -eq 1 ] && contains "no allocation tree has loaded (from $CLUSTER_DIR/etc/budget-tree.json" "$out"
+}
+check "before any tree loads, sbudget says so (exit 1), not 'is priority/budget configured?'" poll 20 no_tree
+cp "$tree" "$CLUSTER_DIR/etc/budget-tree.json"
+check "once the good tree is in place, sbudget reports" poll 20 "$SBUDGET" -P
 
 job() {  # job ACCOUNT MIN_RUNTIME [sbatch args...]
   local account=$1 min=$2; shift 2
@@ -78,6 +100,23 @@ check "--json: teama has used GPU time, teamb none" usage_positive
 check "-p: every line ends with |" bash -c "\"$SBUDGET\" -p | grep -v '|\$' | wc -l | grep -qx 0"
 json_nodes() { "$SBUDGET" --json | jq -e '.nodes | length == 3 and .[1].path == "teama" and .[1].entitlement == 0.7 and (.[2].rank == 0)'; }
 check "--json parses back (jq): 3 nodes, teama 0.7, teamb rank 0" json_nodes
+
+# --- from a login node: ReportDir -------------------------------------------------
+# A host that cannot read StateSaveLocation: its slurm.conf names one that is
+# not there; the budget.conf beside it names the shared ReportDir.
+login=$OUT/login
+mkdir -p "$login"
+sed "s|^StateSaveLocation=.*|StateSaveLocation=$login/no-state-here|" "$SLURM_CONF" > "$login/slurm.conf"
+cp "$CLUSTER_DIR/etc/budget.conf" "$login/budget.conf"
+check "priority/budget also writes the report to ReportDir, mode 0644" \
+  bash -c "[ \"\$(stat -c %a '$shared/budget_report.json')\" = 644 ]"
+from_login() { SLURM_CONF=$login/slurm.conf "$SBUDGET" --json | jq -e '.nodes | length == 3'; }
+check "sbudget on a host without StateSaveLocation reads ReportDir's copy" from_login
+
+# --- fragmentation from select/topo --------------------------------------------------
+has_fragmentation() { "$SBUDGET" --json | jq -e '.fragmentation != null and .fragmentation >= 0'; }
+check "--json: the fragmentation select/topo publishes (not null)" poll 20 has_fragmentation
+check "the summary line gives the fragmentation" bash -c "\"$SBUDGET\" | head -1 | grep -q 'fragmentation '"
 
 # --- explain --------------------------------------------------------------------
 ex_b=$("$SBUDGET" explain "$b1" 2>&1)
