@@ -1,6 +1,7 @@
 // The sbudget command line (cli.h).
 #include "sbudget/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,12 +29,58 @@ namespace {
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
 const char kUsage[] =
-    "Usage: sbudget [-A ACCOUNTS] [-u USERS] [-a] [-l] [-n] [-p|-P|--json] [--snapshot FILE]\n"
-    "       sbudget explain JOBID [--snapshot FILE]\n"
-    "       sbudget history [--since TIME] [--paths PATH,...] (--svg FILE | --csv) [--snapshot FILE]\n"
+    "Usage: sbudget [-A ACCOUNTS] [-u USERS] [-a] [-l] [-n] [-p|-P|--json]\n"
+    "               [--snapshot FILE]\n"
+    "       sbudget explain (JOBID | -u USER | -A ACCOUNT) [--json] [--snapshot FILE]\n"
+    "       sbudget history [--since TIME] [--paths PATH,...] [--svg FILE | --csv]\n"
+    "               [--snapshot FILE]\n"
     "       sbudget validate FILE\n"
     "       sbudget diff OLD NEW [--as USER]\n"
-    "See sbudget(1).\n";
+    "See sbudget(1); sbudget --help lists the options and columns.\n";
+
+const char kOptionsHelp[] =
+    "\nReport options:\n"
+    "  -A, --accounts=NAME[,...]  only these accounts' or tree paths' subtrees\n"
+    "  -u, --users=USER[,...]     only these users' nodes and the subtrees they own\n"
+    "  -a, --all                  every user's nodes (default: only yours)\n"
+    "  -l, --long                 the wide form: every column, never cut\n"
+    "  -n, --noheader             no header, rule or summary line\n"
+    "  -p, --parsable             '|'-separated, with a trailing '|'\n"
+    "  -P, --parsable2            '|'-separated, no trailing '|'\n"
+    "      --json                 the selected rows as JSON\n"
+    "      --snapshot=FILE        read this report snapshot\n"
+    "explain options:\n"
+    "  -u, --users=USER           every job of USER\n"
+    "  -A, --accounts=ACCOUNT     every job of ACCOUNT\n"
+    "      --json                 one JSON object per job, in an array\n"
+    "history options:\n"
+    "      --since=TIME           now, now-DURATION, @EPOCH or YYYY-MM-DD[THH:MM[:SS]]\n"
+    "      --paths=PATH[,...]     these allocations (default: the root and its children)\n"
+    "      --csv                  CSV on standard output (the default)\n"
+    "      --svg=FILE             an SVG chart\n"
+    "diff options:\n"
+    "      --as=USER              check that USER owns every change\n"
+    "  -h, --help                 this help\n"
+    "  -V, --version              the version\n"
+    "The output fits $COLUMNS (default 80) columns, except -l.\n";
+
+std::string Help() {
+  return std::string(kUsage) + kOptionsHelp + "\nColumns (GPU time in GPU-hours over the lookback window):\n" +
+         ColumnHelp(false) + "With -l, also:\n" + [] {
+           std::string extra;
+           std::vector<std::string> short_names = ColumnNames(false);
+           std::string all = ColumnHelp(true);
+           size_t start = 0;
+           while (start < all.size()) {
+             size_t eol = all.find('\n', start);
+             std::string line = all.substr(start, eol - start + 1);
+             std::string name = line.substr(2, line.find(' ', 2) - 2);
+             if (std::find(short_names.begin(), short_names.end(), name) == short_names.end()) extra += line;
+             start = eol + 1;
+           }
+           return extra;
+         }();
+}
 
 // Options of every sub-command, parsed Slurm-style: short flags may be
 // grouped (-la), values follow the option or `=` (--as=bob, -Abio).
@@ -216,6 +263,16 @@ int RunReport(const Options& opts, const Environment& env, Io* io) {
   if (const std::string* v = opts.Value("users")) filter.users = SplitList(*v);
   filter.all_users = opts.Flag("all");
   filter.current_user = env.current_user;
+  // A name that matches nothing is said; with nothing matched at all, the
+  // report fails rather than print an empty table.
+  std::vector<std::string> unmatched = Unmatched(snapshot, filter);
+  for (const std::string& item : unmatched) {
+    io->err += "sbudget: " + item + ": no " + (item[1] == 'A' ? "account or tree path" : "user or owner") +
+               " of that name in the tree\n";
+  }
+  if (!unmatched.empty() && unmatched.size() == filter.accounts.size() + filter.users.size()) {
+    return kExitFailed;
+  }
   std::vector<size_t> rows = SelectNodes(snapshot, filter);
   if (opts.Flag("json")) {
     io->out += FormatJson(snapshot, rows, env.now);
@@ -224,10 +281,11 @@ int RunReport(const Options& opts, const Environment& env, Io* io) {
   TableOptions table;
   table.long_format = opts.Flag("long");
   table.header = !opts.Flag("noheader");
+  if (env.columns > 0) table.width = env.columns;
   table.style = opts.Flag("parsable") ? TableStyle::kParsable
                 : opts.Flag("parsable2") ? TableStyle::kParsable2 : TableStyle::kColumns;
   if (table.style == TableStyle::kColumns && table.header) {
-    io->out += FormatSnapshotSummary(snapshot, env.now);
+    io->out += FormatSnapshotSummary(snapshot, env.now, table.long_format ? SIZE_MAX : table.width);
   }
   io->out += FormatTable(snapshot, rows, table);
   return kExitOk;
@@ -270,7 +328,7 @@ int RunExplain(const Options& opts, const Environment& env, Io* io) {
     io->err += "sbudget: " + s.message() + "\n";
     return kExitFailed;
   }
-  io->out += out;
+  io->out += WrapExplanation(out, env.columns > 0 ? env.columns : kDefaultWidth);
   return kExitOk;
 }
 
@@ -356,7 +414,7 @@ int RunSbudget(const std::vector<std::string>& args, const Environment& env, Io*
   Status s = ParseOptions(args, 0, &opts);
   if (!s.ok()) return Usage(io, s.message());
   if (opts.Flag("help")) {
-    io->out += kUsage;
+    io->out += Help();
     return kExitOk;
   }
   if (opts.Flag("version")) {

@@ -12,6 +12,7 @@
 #ifndef SLURM_BUDGET_SBUDGET_CLI_H_
 #define SLURM_BUDGET_SBUDGET_CLI_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -31,6 +32,7 @@ struct Environment {
   budget::TimePoint now = 0;
   std::string current_user;
   std::string slurm_conf;  // path of slurm.conf to read StateSaveLocation from
+  size_t columns = 0;      // $COLUMNS; 0 when unset (80 columns)
 };
 
 struct Io {

@@ -86,12 +86,15 @@ void ExplainAllocation(const ReportSnapshot& s, const SnapshotJob& job, std::str
     Line(out, "allocation", text + " (not in the snapshot's tree)");
     return;
   }
+  // The rank counts every node that holds jobs, other users' included
+  // (sbudget -a shows them); Standing is what ranked it among its siblings.
   text += ": rank " + RankText(node->rank) + " of " + std::to_string(ranked) +
-          " (0 is served first), usage ratio " + Fixed("%.3f", node->usage_ratio) +
-          " of its entitlement " + Fixed("%.2f%%", 100 * node->entitlement);
+          " ranked nodes (0 is served first; sbudget -a lists them all); standing " + StandingText(*node) +
+          " among its siblings; entitled to " + Fixed("%.2f%%", 100 * node->entitlement);
   Line(out, "allocation", text);
-  Line(out, "", "delivered " + FormatGpuHours(node->delivered) + " of " +
-                    FormatGpuHours(node->owed) + " GPU-h owed over the window (" +
+  const int decimals = GpuHoursDecimals({node->delivered, node->owed});
+  Line(out, "", "delivered " + FormatGpuHours(node->delivered, decimals) + " of " +
+                    FormatGpuHours(node->owed, decimals) + " GPU-h owed over the window (" +
                     Fixed("%.0f%%", 100 * node->DeliveredOverOwed()) + ")");
 }
 
@@ -244,6 +247,34 @@ std::string WhyAhead(const SnapshotJob& ahead, const SnapshotJob& job) {
   }
   if (ahead.submit_time != job.submit_time) return "same allocation and priority, submitted earlier";
   return "same allocation, priority and submit time, lower job id";
+}
+
+std::string WrapExplanation(const std::string& text, size_t width) {
+  constexpr size_t kLabelColumns = 14;  // "  " and a 12-character label (Line)
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t eol = text.find('\n', start);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(start, eol - start);
+    start = eol + 1;
+    // Where the line's text begins: after the label column for a labelled
+    // line (and after the text's own indent), else 4 spaces in.
+    size_t indent = 4;
+    if (line.rfind("  ", 0) == 0 && line.size() > kLabelColumns) {
+      size_t body = line.find_first_not_of(' ', kLabelColumns);
+      indent = body == std::string::npos ? kLabelColumns : body;
+    }
+    std::string prefix;
+    while (line.size() > width && width > indent + 20) {
+      size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut <= indent) break;
+      out += prefix + line.substr(0, cut) + "\n";
+      line = std::string(indent, ' ') + line.substr(cut + 1);
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending, const ReportSnapshot& snapshot) {

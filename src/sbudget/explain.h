@@ -78,6 +78,11 @@ budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm,
                           const budget::ReportSnapshot* snapshot, budget::TimePoint now,
                           std::string* out);
 
+// `text` (ExplainJob's lines) with every line longer than `width` broken
+// at spaces: a continuation is indented to where its line's text begins
+// (after the label column), so the labels stay readable at 80 columns.
+std::string WrapExplanation(const std::string& text, size_t width);
+
 // Why `ahead` comes before `job` in the job order: the first step of the
 // order on which they differ, in words.
 std::string WhyAhead(const budget::SnapshotJob& ahead, const budget::SnapshotJob& job);

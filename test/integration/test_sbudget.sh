@@ -90,10 +90,20 @@ col() {  # col NAME ROW_PATH: the cell of column NAME in the -P row of ROW_PATH
 is() { [ "$1" = "$2" ] || { echo "got '$1', want '$2'"; return 1; }; }
 check "-P: teama is entitled to 70.00%" is "$(col Entitled% teama)" 70.00
 check "-P: teamb is entitled to 30.00%" is "$(col Entitled% teamb)" 30.00
-check "-P: teama runs 8 GPUs (the blocker)" is "$(col RunGPUs teama)" 8
-check "-P: teamb waits for 8 GPUs" is "$(col PendGPUs teamb)" 8
+check "-P: teama runs 8 GPUs (the blocker)" is "$(col Run teama)" 8
+check "-P: teamb waits for 8 GPUs" is "$(col Pend teamb)" 8
 check "-P: teamb (no usage) ranks first" is "$(col Rank teamb)" 0
 check "-P: teama (all the usage) ranks second" is "$(col Rank teama)" 1
+check "-P: teama's standing (usage share over entitled share) is above teamb's" \
+  awk -v a="$(col Standing teama)" -v b="$(col Standing teamb)" 'BEGIN { exit !(a > b) }'
+narrow() { "$SBUDGET" -a | awk 'length > 80 { print "too wide: " $0; bad = 1 } END { exit bad }'; }
+check "sbudget fits 80 columns" narrow
+wide_names() { COLUMNS=200 "$SBUDGET" -l | awk 'length > 80 { wide = 1 } END { exit !wide }'; }
+check "sbudget -l is the wide form" wide_names
+nosuch() { local out rc; out=$("$SBUDGET" -A nosuch 2>&1); rc=$?; [ $rc -eq 1 ] && contains "-A nosuch: no account or tree path" "$out"; }
+check "sbudget -A nosuch: said, exit 1" nosuch
+by_path() { "$SBUDGET" -A teamb -P | awk -F'|' 'NR > 1 { print $1 }' | tr '\n' ' ' | grep -qx 'cluster teamb '; }
+check "sbudget -A teamb: that subtree and its ancestors" by_path
 # (Seconds of 8 GPUs are too few GPU-hours for the table's 2 decimals.)
 usage_positive() { "$SBUDGET" --json | jq -e '.nodes[1].usage_gpu_hours > 0 and .nodes[2].usage_gpu_hours == 0'; }
 check "--json: teama has used GPU time, teamb none" usage_positive
@@ -116,9 +126,13 @@ check "sbudget on a host without StateSaveLocation reads ReportDir's copy" from_
 # --- fragmentation from select/topo --------------------------------------------------
 has_fragmentation() { "$SBUDGET" --json | jq -e '.fragmentation != null and .fragmentation >= 0'; }
 check "--json: the fragmentation select/topo publishes (not null)" poll 20 has_fragmentation
-check "the summary line gives the fragmentation" bash -c "\"$SBUDGET\" | head -1 | grep -q 'fragmentation '"
+check "the summary line gives the fragmentation" bash -c "\"$SBUDGET\" | head -2 | grep -q 'fragmentation '"
 
 # --- explain --------------------------------------------------------------------
+explain_narrow() { "$SBUDGET" explain "$1" 2>&1 | awk 'length > 80 { print "too wide: " $0; bad = 1 } END { exit bad }'; }
+check "explain fits 80 columns" explain_narrow "$a1"
+# The checks below read whole lines: a terminal wide enough not to wrap them.
+export COLUMNS=1000
 ex_b=$("$SBUDGET" explain "$b1" 2>&1)
 printf '%s\n' "$ex_b" | sed 's/^/     explain b1| /'
 printf '%s\n' "$ex_b" > "$OUT/explain-pending-first.txt"

@@ -36,7 +36,8 @@ check "Slurm's backfill scheduler runs beside the time slicing (sdiag counts its
 check "a1 (resumable) is requeued right after its protection ends" poll 10 requeued "$a1"
 check "a1 shows who preempted it and the rule" comment_has "$a1" "preempted by job $b1 at "
 check "the rule is the over-served allocation" comment_has "$a1" "(rule: over-served allocation)"
-explain_has() { local out; out=$("$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1); contains "$2" "$out"; }
+# (COLUMNS: a terminal wide enough that explain's lines are not wrapped.)
+explain_has() { local out; out=$(COLUMNS=1000 "$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1); contains "$2" "$out"; }
 check "sbudget explain names a1's preemptor and rule" \
   explain_has "$a1" "by job $b1, rule \"over-served allocation\"; requeued (resumable)"
 check "b1 runs" wait_state "$b1" RUNNING 20
