@@ -291,8 +291,75 @@ int RunReport(const Options& opts, const Environment& env, Io* io) {
   return kExitOk;
 }
 
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// explain -u USERS / -A ACCOUNTS: every job of theirs Slurm remembers, by
+// job id, the pending ones placed once among all pending jobs.
+int RunExplainMany(const Options& opts, const Environment& env, Io* io) {
+  std::vector<std::string> users, accounts;
+  if (const std::string* v = opts.Value("users")) users = SplitList(*v);
+  if (const std::string* v = opts.Value("accounts")) accounts = SplitList(*v);
+  if (!env.load_jobs) {
+    io->err += "sbudget: explain -u/-A asks slurmctld for the jobs: cannot read " + env.slurm_conf +
+               " (set SLURM_CONF)\n";
+    return kExitFailed;
+  }
+  std::vector<SlurmJob> all;
+  Status s = env.load_jobs(&all);
+  if (!s.ok()) {
+    io->err += "sbudget: " + s.message() + "\n";
+    return kExitFailed;
+  }
+  ReportSnapshot snapshot;
+  Io snapshot_io;
+  const bool have_snapshot = LoadSnapshot(opts, env, &snapshot, &snapshot_io);
+  io->err += snapshot_io.err;
+  std::vector<SlurmJob> pending;
+  std::vector<const SlurmJob*> chosen;
+  for (const SlurmJob& j : all) {
+    if (j.state == "PENDING") pending.push_back(j);
+    if ((users.empty() || Contains(users, j.user)) && (accounts.empty() || Contains(accounts, j.account))) {
+      chosen.push_back(&j);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const SlurmJob* a, const SlurmJob* b) { return a->job_id < b->job_id; });
+  std::string who;
+  if (!users.empty()) who += "user " + *opts.Value("users");
+  if (!accounts.empty()) who += std::string(who.empty() ? "" : ", ") + "account " + *opts.Value("accounts");
+  if (chosen.empty()) {
+    io->err += "sbudget: Slurm has no jobs of " + who + "\n";
+    return kExitFailed;
+  }
+  std::vector<QueuedJob> queue;
+  if (have_snapshot) queue = PlacePendingJobs(pending, snapshot);
+  std::vector<Explanation> explanations;
+  for (const SlurmJob* j : chosen) {
+    Explanation e;
+    e.slurm = *j;
+    ExplainPlacedJob(j->job_id, j, have_snapshot ? &queue : nullptr, have_snapshot ? &snapshot : nullptr, env.now,
+                     &e.text, &e.facts);
+    explanations.push_back(std::move(e));
+  }
+  if (opts.Flag("json")) {
+    io->out += FormatExplanationsJson(explanations);
+    return kExitOk;
+  }
+  const size_t width = env.columns > 0 ? env.columns : kDefaultWidth;
+  for (size_t i = 0; i < explanations.size(); ++i) {
+    io->out += (i > 0 ? "\n" : "") + WrapExplanation(explanations[i].text, width);
+  }
+  return kExitOk;
+}
+
 int RunExplain(const Options& opts, const Environment& env, Io* io) {
-  if (opts.positional.size() != 2) return Usage(io, "explain takes one JOBID");
+  const bool many = opts.Value("users") != nullptr || opts.Value("accounts") != nullptr;
+  if (many) {
+    if (opts.positional.size() != 1) return Usage(io, "explain takes a JOBID or -u/-A, not both");
+    return RunExplainMany(opts, env, io);
+  }
+  if (opts.positional.size() != 2) return Usage(io, "explain takes one JOBID (or -u USER / -A ACCOUNT)");
   const std::string& text = opts.positional[1];
   char* end = nullptr;
   errno = 0;
@@ -327,6 +394,20 @@ int RunExplain(const Options& opts, const Environment& env, Io* io) {
   if (!s.ok()) {
     io->err += "sbudget: " + s.message() + "\n";
     return kExitFailed;
+  }
+  if (opts.Flag("json")) {
+    Explanation e;
+    if (have_slurm) {
+      e.slurm = slurm;
+    } else {
+      e.slurm.job_id = static_cast<uint32_t>(id);
+    }
+    std::vector<QueuedJob> queue;
+    if (have_pending) queue = PlacePendingJobs(pending, snapshot);
+    ExplainPlacedJob(e.slurm.job_id, have_slurm ? &slurm : nullptr, have_pending ? &queue : nullptr,
+                     have_snapshot ? &snapshot : nullptr, env.now, &e.text, &e.facts);
+    io->out += FormatExplanationsJson({e});
+    return kExitOk;
   }
   io->out += WrapExplanation(out, env.columns > 0 ? env.columns : kDefaultWidth);
   return kExitOk;

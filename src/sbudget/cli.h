@@ -28,6 +28,8 @@ struct Environment {
   std::function<budget::Status(uint32_t, SlurmJob*)> load_job;
   // Every pending job (explain of a pending job: its place in the queue).
   std::function<budget::Status(std::vector<SlurmJob>*)> load_pending_jobs;
+  // Every job Slurm remembers (explain -u/-A).
+  std::function<budget::Status(std::vector<SlurmJob>*)> load_jobs;
   std::function<budget::Status(std::string*)> load_state_save_location;
   budget::TimePoint now = 0;
   std::string current_user;

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     if (access(env.slurm_conf.c_str(), R_OK) == 0) {
       env.load_job = sbudget::LoadSlurmJob;
       env.load_pending_jobs = sbudget::LoadPendingSlurmJobs;
+      env.load_jobs = sbudget::LoadSlurmJobs;
       env.load_state_save_location = sbudget::LoadStateSaveLocation;
     }
     sbudget::Io io;

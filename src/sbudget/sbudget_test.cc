@@ -961,6 +961,76 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
   AssertContains(io.err, "cannot write /nonexistent/x.svg");
 }
 
+// explain -u/-A: every job of a user or account, the pending ones placed
+// among all pending jobs, with Slurm's estimated start; --json for scripts.
+void TestExplainEveryJobOfAnAccount(void**) {
+  TempFiles tmp;
+  std::string file = tmp.dir + "/snap.json";
+  assert_true(budget::WriteReportSnapshot(Fixture(), file).ok());
+  sbudget::Environment env = TestEnv("/nonexistent");
+  env.load_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = PendingInSlurm();
+    (*out)[0].estimated_start = kNow + 600;  // 201: backfill's estimate
+    sbudget::SlurmJob running = Pending(205, 0, "pretrain", kGenerated - 1000);
+    running.state = "RUNNING";
+    running.reason = "None";
+    running.start_time = kNow - 600;
+    out->push_back(running);
+    return Status::Ok();
+  };
+  sbudget::Io io;
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, env, &io), 0);
+  // 201, 202 (pending) and 205 (running), by job id.
+  size_t a = io.out.find("Job 201: PENDING"), b = io.out.find("Job 202: PENDING"), c = io.out.find("Job 205: RUNNING");
+  assert_true(a != std::string::npos && b != std::string::npos && c != std::string::npos && a < b && b < c);
+  AssertContains(io.out, "position 3 of 6 pending jobs");
+  AssertContains(io.out, "start       Slurm expects it to start at " + sbudget::FormatTimestamp(kNow + 600) +
+                             " (in 10:00)");
+  AssertContains(io.out, "protected until");
+  assert_true(io.out.find("Job 203") == std::string::npos);  // posttrain's
+  assert_int_equal(Run({"explain", "-u", "alice", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);
+  json_object* root = json_tokener_parse(io.out.c_str());
+  assert_non_null(root);
+  assert_int_equal(json_object_array_length(root), 3);
+  json_object* first = json_object_array_get_idx(root, 0);
+  json_object* v = nullptr;
+  auto get = [&](json_object* o, const char* key) {
+    if (!json_object_object_get_ex(o, key, &v)) fail_msg("no key %s", key);
+    return v;
+  };
+  assert_int_equal(json_object_get_int64(get(first, "job_id")), 201);
+  assert_int_equal(json_object_get_int64(get(first, "queue_position")), 3);
+  assert_int_equal(json_object_get_int64(get(first, "queue_length")), 6);
+  assert_int_equal(json_object_get_int64(get(first, "estimated_start")), kNow + 600);
+  assert_string_equal(json_object_get_string(get(first, "allocation")), "llm/pretrain");
+  assert_int_equal(json_object_get_int64(get(first, "tree_rank")), 3);
+  assert_null(get(first, "protection_end"));
+  assert_true(json_object_is_type(get(first, "explanation"), json_type_array));
+  json_object* running = json_object_array_get_idx(root, 2);
+  assert_int_equal(json_object_get_int64(get(running, "protection_end")), kNow + 300);
+  assert_null(get(running, "estimated_start"));
+  assert_null(get(running, "queue_position"));
+  json_object_put(root);
+  // Nobody's jobs: said, exit 1. A job id and -u: bad usage.
+  assert_int_equal(Run({"explain", "-u", "nobody", "--snapshot", file}, env, &io), 1);
+  AssertContains(io.err, "Slurm has no jobs of user nobody");
+  assert_int_equal(Run({"explain", "201", "-u", "alice"}, env, &io), 2);
+  // One job as JSON too.
+  env.load_job = [](uint32_t, sbudget::SlurmJob* out) {
+    *out = PendingInSlurm()[0];
+    return Status::Ok();
+  };
+  env.load_pending_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = PendingInSlurm();
+    return Status::Ok();
+  };
+  assert_int_equal(Run({"explain", "201", "--json", "--snapshot", file}, env, &io), 0);
+  root = json_tokener_parse(io.out.c_str());
+  assert_non_null(root);
+  assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(root, 0), "queue_position")), 3);
+  json_object_put(root);
+}
+
 // --- validate and diff --as ---------------------------------------------
 
 const char kTree[] = R"({ "name": "cluster", "owners": ["director"], "children": [
@@ -1067,6 +1137,7 @@ int main() {
       cmocka_unit_test(TestReportDirServesAnyHost),
       cmocka_unit_test(TestUsageErrorsExitTwo),
       cmocka_unit_test(TestExplainAndHistoryThroughTheCommandLine),
+      cmocka_unit_test(TestExplainEveryJobOfAnAccount),
       cmocka_unit_test(TestValidate),
       cmocka_unit_test(TestDiffAsUser),
       cmocka_unit_test(TestStateSaveLocationFromConf),

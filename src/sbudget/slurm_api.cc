@@ -52,6 +52,8 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   job.priority = j.priority;
   job.submit_time = j.submit_time;
   job.start_time = pending ? 0 : j.start_time;
+  // For a pending job Slurm's start_time is its estimate (backfill's).
+  job.estimated_start = pending ? j.start_time : 0;
   job.restart_count = j.restart_cnt;
   job.requeue = j.requeue != 0;
   budget::JobGpuStrings strings;
@@ -86,20 +88,28 @@ budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
   return budget::Status::Ok();
 }
 
-budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) {
+namespace {
+
+budget::Status LoadJobs(bool pending_only, std::vector<SlurmJob>* out) {
   job_info_msg_t* msg = nullptr;
   // SHOW_ALL: every partition's jobs, hidden ones included, as squeue -a.
-  if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+  if (slurm_load_jobs(0, &msg, SHOW_ALL | (pending_only ? 0 : SHOW_DETAIL)) != SLURM_SUCCESS) {
     return budget::Status::IOError(std::string("slurm_load_jobs: ") + slurm_strerror(slurm_get_errno()));
   }
   out->clear();
   for (uint32_t i = 0; msg != nullptr && i < msg->record_count; ++i) {
     const slurm_job_info_t& j = msg->job_array[i];
-    if ((j.job_state & JOB_STATE_BASE) == JOB_PENDING) out->push_back(FromJobInfo(j));
+    if (!pending_only || (j.job_state & JOB_STATE_BASE) == JOB_PENDING) out->push_back(FromJobInfo(j));
   }
   slurm_free_job_info_msg(msg);
   return budget::Status::Ok();
 }
+
+}  // namespace
+
+budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) { return LoadJobs(true, out); }
+
+budget::Status LoadSlurmJobs(std::vector<SlurmJob>* out) { return LoadJobs(false, out); }
 
 budget::Status LoadStateSaveLocation(std::string* out) {
   slurm_conf_t* conf = nullptr;

@@ -148,6 +148,18 @@ check "explain (pending, second): the job ahead of it and why" \
 ex_r=$("$SBUDGET" explain "$blocker" 2>&1)
 printf '%s\n' "$ex_r" | sed 's/^/     explain blocker| /'
 check "explain (running): its protection end" contains "protect" "$ex_r"
+many() {
+  local out; out=$("$SBUDGET" explain -A teama 2>&1)
+  contains "Job $blocker: RUNNING" "$out" && contains "Job $a1: PENDING" "$out"
+}
+check "explain -A teama: each of teama's jobs" many
+many_json() {
+  "$SBUDGET" explain -u root -A teama --json | jq -e --argjson a1 "$a1" --argjson run "$blocker" '
+    length == 2 and (map(.job_id) == [$run, $a1])
+    and (.[1] | .queue_position == 2 and .queue_length == 2 and has("estimated_start") and .allocation == "teama")
+    and (.[0] | .protection_end != null and .queue_position == null)'
+}
+check "explain -u root -A teama --json: both jobs, the pending one's place, the running one's protection" many_json
 unknown_job() { local out rc; out=$("$SBUDGET" explain 999999 2>&1); rc=$?; [ $rc -eq 1 ] && contains "job 999999 is known neither to Slurm nor to the budget snapshot" "$out"; }
 check "explain of an unknown job: one line, exit 1" unknown_job
 
