@@ -416,7 +416,8 @@ int RunExplain(const Options& opts, const Environment& env, Io* io) {
 int RunHistory(const Options& opts, const Environment& env, Io* io) {
   if (opts.positional.size() != 1) return Usage(io, "history takes no arguments besides options");
   const std::string* svg = opts.Value("svg");
-  if ((svg != nullptr) == opts.Flag("csv")) return Usage(io, "history needs exactly one of --svg FILE and --csv");
+  // CSV on standard output is the default: the text form.
+  if (svg != nullptr && opts.Flag("csv")) return Usage(io, "history takes --svg FILE or --csv, not both");
   budget::TimePoint since = std::numeric_limits<budget::TimePoint>::min();
   if (const std::string* v = opts.Value("since")) {
     Status s = ParseSince(*v, env.now, &since);
@@ -429,11 +430,11 @@ int RunHistory(const Options& opts, const Environment& env, Io* io) {
   std::string root_name = snapshot.nodes.empty() ? "cluster" : snapshot.nodes[0].name;
   std::vector<budget::SnapshotHistory> series = SelectHistory(snapshot, paths, since);
   if (svg == nullptr) {
-    io->out += FormatHistoryCsv(series, root_name);
+    io->out += FormatHistoryCsv(series, root_name, snapshot.generated_at);
     return kExitOk;
   }
   std::ofstream file(*svg, std::ios::binary | std::ios::trunc);
-  file << FormatHistorySvg(series, root_name);
+  file << FormatHistorySvg(series, root_name, snapshot.generated_at, snapshot.capacity_gpus);
   file.close();
   if (!file) {
     io->err += "sbudget: cannot write " + *svg + ": " + std::strerror(errno) + "\n";

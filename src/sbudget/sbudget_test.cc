@@ -742,26 +742,68 @@ void TestHistoryCsvAndSvg(void**) {
   // Default selection: depth <= 1, so the root and robotics, not bob.
   std::vector<budget::SnapshotHistory> series = sbudget::SelectHistory(s, {}, INT64_MIN);
   assert_int_equal(series.size(), 2);
-  std::vector<std::string> lines = Lines(sbudget::FormatHistoryCsv(series, "cluster"));
+  // The snapshot was taken a quarter of the way into the last slot.
+  const budget::TimePoint generated = kGenerated + 900;
+  std::vector<std::string> lines = Lines(sbudget::FormatHistoryCsv(series, "cluster", generated));
   // Header + 2 series x 3 slots.
   assert_int_equal(lines.size(), 7);
   assert_string_equal(lines[0].c_str(),
-                      "path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours");
-  // Root, second slot: 7200 GPU-s = 2 GPU-h delivered, 2 owed.
-  assert_string_equal(lines[2].c_str(), "cluster,1699996400,3600,2,2");
+                      "path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours,delivered_gpus,owed_gpus");
+  // Root, second slot: 7200 GPU-s = 2 GPU-h delivered, 2 owed: 2 GPUs on
+  // average over the hour.
+  assert_string_equal(lines[2].c_str(), "cluster,1699996400,3600,2,2,2,2");
+  // The last slot covers 900 s so far: 3600 GPU-s owed in it is 4 GPUs on
+  // average, not 1 (the drop a partial slot drew).
+  assert_string_equal(lines[3].c_str(), "cluster,1700000000,900,0,1,0,4");
   // --since drops the slots that start before it: only the last hour stays.
   series = sbudget::SelectHistory(s, {"robotics"}, kGenerated);
   assert_int_equal(series.size(), 1);
   assert_int_equal(series[0].delivered.size(), 1);
   assert_int_equal(series[0].start, kGenerated);
-  std::string svg = sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster");
+  std::string svg =
+      sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster", generated, s.capacity_gpus);
   AssertContains(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
   // Root: delivered 3 of 5 GPU-h owed = 60%.
   AssertContains(svg, "delivered 3.00 of 5.00 GPU-h owed (60%)");
-  AssertContains(svg, "GPU-hours per slot of 1 h");
+  AssertContains(svg, "average GPUs per slot of 1 h, of 80 in the cluster; one scale for all");
   AssertContains(svg, ">robotics</text>");
   AssertContains(svg, "stroke-dasharray");
+  // One scale: both panels top out at the largest average of any slot
+  // (the root's 4 GPUs owed in its last quarter hour).
+  size_t first = svg.find("text-anchor=\"end\">4</text>");
+  assert_true(first != std::string::npos);
+  assert_true(svg.find("text-anchor=\"end\">4</text>", first + 1) != std::string::npos);
   assert_true(svg.find("</svg>") != std::string::npos);
+}
+
+// The time axis is labelled at round local times, not at the series' ends.
+void TestTimeTicksAreRound(void**) {
+  const char* tz = std::getenv("TZ");
+  std::string saved = tz != nullptr ? tz : "";
+  setenv("TZ", "UTC", 1);
+  tzset();
+  // 1699992800 is 2023-11-14T20:13:20 UTC; 3 h 15 min later, 23:28:20.
+  std::vector<budget::TimePoint> ticks = sbudget::RoundTimeTicks(1699992800, 1699992800 + 11700, 8);
+  // Every 30 minutes from 20:30: 20:30 .. 23:00 (6 ticks).
+  assert_int_equal(ticks.size(), 6);
+  assert_int_equal(ticks[0], 1699993800);  // 20:30:00
+  for (budget::TimePoint t : ticks) assert_int_equal(t % 1800, 0);
+  // A week: one tick per day, at midnight.
+  ticks = sbudget::RoundTimeTicks(1699992800, 1699992800 + 7 * 86400, 8);
+  assert_int_equal(ticks.size(), 7);
+  for (budget::TimePoint t : ticks) assert_int_equal(t % 86400, 0);
+  ReportSnapshot s = Fixture();
+  std::string svg = sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster",
+                                              kGenerated + 900, s.capacity_gpus);
+  // 20:13:20 to 23:28:20: labels at round times, and not the ends.
+  AssertContains(svg, ">21:00</text>");
+  assert_true(svg.find("20:13:20") == std::string::npos);
+  if (tz != nullptr) {
+    setenv("TZ", saved.c_str(), 1);
+  } else {
+    unsetenv("TZ");
+  }
+  tzset();
 }
 
 void TestParseSince(void**) {
@@ -896,7 +938,7 @@ void TestUsageErrorsExitTwo(void**) {
   sbudget::Environment env = TestEnv("/nonexistent");
   const std::vector<std::vector<std::string>> bad = {
       {"--bogus"}, {"-x"}, {"-P", "--json"}, {"frobnicate"}, {"explain"},
-      {"explain", "12x"}, {"explain", "0"}, {"history"}, {"history", "--csv", "--svg", "f"},
+      {"explain", "12x"}, {"explain", "0"}, {"history", "x"}, {"history", "--csv", "--svg", "f"},
       {"history", "--csv", "--since", "yesterday"}, {"validate"}, {"diff", "a"}, {"-A"},
       {"--json=yes"},
   };
@@ -957,6 +999,10 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
   assert_int_equal(Run({"history", "--csv", "--paths", "robotics", "--snapshot", file}, env, &io), 0);
   // Header + 3 slots.
   assert_int_equal(Lines(io.out).size(), 4);
+  // CSV is the default text form.
+  std::string csv = io.out;
+  assert_int_equal(Run({"history", "--paths", "robotics", "--snapshot", file}, env, &io), 0);
+  assert_string_equal(io.out.c_str(), csv.c_str());
   assert_int_equal(Run({"history", "--svg", "/nonexistent/x.svg", "--snapshot", file}, env, &io), 1);
   AssertContains(io.err, "cannot write /nonexistent/x.svg");
 }
@@ -1130,6 +1176,7 @@ int main() {
       cmocka_unit_test(TestExplainSaysHowAPreemptionOrDrainEnded),
       cmocka_unit_test(TestExplainOfAJobNeitherKnows),
       cmocka_unit_test(TestHistoryCsvAndSvg),
+      cmocka_unit_test(TestTimeTicksAreRound),
       cmocka_unit_test(TestParseSince),
       cmocka_unit_test(TestReportFindsSnapshotInStateSaveLocation),
       cmocka_unit_test(TestMissingStaleAndCorruptSnapshotsSayWhy),

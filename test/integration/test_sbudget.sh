@@ -169,7 +169,13 @@ check "explain of an unknown job: one line, exit 1" unknown_job
 # --- history, staleness, missing --------------------------------------------------
 check "history --svg writes a chart" "$SBUDGET" history --svg "$OUT/history.svg"
 check "the SVG is complete" grep -q '</svg>' "$OUT/history.svg"
-check "history --csv has a header and rows" bash -c "\"$SBUDGET\" history --csv | head -1 | grep -qx 'path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours'"
+check "history --csv has a header and rows" bash -c "\"$SBUDGET\" history --csv | head -1 | grep -qx 'path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours,delivered_gpus,owed_gpus'"
+# The last slot holds the snapshot's time: it covers only what has passed.
+partial_last() {
+  "$SBUDGET" history | awk -F, '$1 == "teama" { if (!width) width = $3; last = $3 } END { exit !(last > 0 && last <= width) }'
+}
+check "history (CSV by default): the last slot's seconds are what it covers so far" partial_last
+check "the SVG's axis is average GPUs on one scale" grep -q 'average GPUs per slot of .*one scale for all' "$OUT/history.svg"
 stale=$OUT/stale.json
 jq '.generated_at -= 3600' "$SNAP" > "$stale"
 check "a stale snapshot: a warning with its age, the report still printed" \
