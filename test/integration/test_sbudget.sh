@@ -31,13 +31,16 @@ bad_tree=$OUT/tree-bad.json
 sed 's/"share": 30/"share": -30/' "$tree" > "$bad_tree"
 export BUDGET_TREE_JSON=$bad_tree
 # ReportDir: the shared directory a login node would mount.
-shared=$OUT/shared
+shared=$CLUSTER_DIR.shared
 rm -rf "$shared" && mkdir -p "$shared"
 export BUDGET_CONF=$(printf '%s\n' "BudgetTree=$CLUSTER_DIR/etc/budget-tree.json" "BudgetRefresh=0:02" \
   "LookbackWindow=10:00" "LedgerBucket=0:05" "RecalcInterval=2" "UnknownAccount=unallocated" \
   "ReportDir=$shared")
 # select/topo publishes the fragmentation figure the report carries.
 export SELECT_TYPE=select/topo
+# The weights that make plain sprio show the factors (sbudget(1), "SPRIO
+# AND THE PRIORITY").
+export SLURM_CONF_EXTRA=$'PriorityWeightFairshare=1000\nPriorityWeightAssoc=1\nPriorityWeightQOS=1'
 
 [ -x "$SBUDGET" ] || fail_now "sbudget is built in $BUILD_DIR"
 cluster_start -n 1 -g 8
@@ -114,7 +117,7 @@ check "--json parses back (jq): 3 nodes, teama 0.7, teamb rank 0" json_nodes
 # --- from a login node: ReportDir -------------------------------------------------
 # A host that cannot read StateSaveLocation: its slurm.conf names one that is
 # not there; the budget.conf beside it names the shared ReportDir.
-login=$OUT/login
+login=$CLUSTER_DIR.login
 mkdir -p "$login"
 sed "s|^StateSaveLocation=.*|StateSaveLocation=$login/no-state-here|" "$SLURM_CONF" > "$login/slurm.conf"
 cp "$CLUSTER_DIR/etc/budget.conf" "$login/budget.conf"
@@ -127,6 +130,18 @@ check "sbudget on a host without StateSaveLocation reads ReportDir's copy" from_
 has_fragmentation() { "$SBUDGET" --json | jq -e '.fragmentation != null and .fragmentation >= 0'; }
 check "--json: the fragmentation select/topo publishes (not null)" poll 20 has_fragmentation
 check "the summary line gives the fragmentation" bash -c "\"$SBUDGET\" | head -2 | grep -q 'fragmentation '"
+
+# --- sprio, as sbudget(1) describes it ------------------------------------------
+sprio_columns() {
+  local header; header=$(sprio | head -1)
+  contains FAIRSHARE "$header" && contains ASSOC "$header" && contains QOS "$header"
+}
+check "plain sprio shows FAIRSHARE, ASSOC and QOS once their weights are set" sprio_columns
+sprio_qos() {  # QOS 1 (allocated work), NICE 0, for a1
+  local row; row=$(sprio -j "$a1" -o '%.15i %.10Q %.10N' | awk -v id="$a1" '$1 == id'); echo "sprio: $row"
+  printf '%s\n' "$row" | awk '{ exit !($2 == 1 && $3 == 0) }'
+}
+check "sprio: QOS is 1 for allocated work and NICE is 0, as documented" sprio_qos
 
 # --- explain --------------------------------------------------------------------
 explain_narrow() { "$SBUDGET" explain "$1" 2>&1 | awk 'length > 80 { print "too wide: " $0; bad = 1 } END { exit bad }'; }
