@@ -440,6 +440,9 @@ void TestDefaultFormFitsTheTerminal(void**) {
                              "TreeRank", "UnallocGPUh", "$COLUMNS"}) {
     AssertContains(io.out, needle);
   }
+  for (const std::string& line : Lines(io.out)) {
+    if (line.size() > 80) fail_msg("--help, %zu columns: %s", line.size(), line.c_str());
+  }
 }
 
 // --- JSON ----------------------------------------------------------------
