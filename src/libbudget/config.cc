@@ -24,6 +24,16 @@ Status ParseTree(std::string_view value, BudgetConfig* config) {
   return Status::Ok();
 }
 
+Status ParseReportDir(std::string_view value, BudgetConfig* config) {
+  if (value.empty() || value[0] != '/') {
+    return Status::InvalidArgument("must be an absolute directory, got \"" + std::string(value) + "\"");
+  }
+  std::string dir(value);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  config->report_dir = dir;
+  return Status::Ok();
+}
+
 Status ParsePositiveDuration(std::string_view value, Seconds* out) {
   Seconds s = 0;
   Status st = ParseDuration(value, &s);
@@ -87,6 +97,7 @@ const KeySpec kKeys[] = {
      [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->default_min_runtime); }},
     {"QuickStartMinRuntime",
      [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->quick_start_min_runtime); }},
+    {"ReportDir", ParseReportDir},
     {"QuickStartGpus", [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_gpus); }},
     {"HeroMinNodes",
      [](std::string_view v, BudgetConfig* c) {

@@ -26,6 +26,11 @@
 //   HeroMinNodes=8             the whole nodes a job asks for to be a hero
 //   QuickStartGpus=1           quick start: one-node jobs of at most this
 //   QuickStartMinRuntime=15:00 many GPUs and this min-runtime (0 GPUs: off)
+//   ReportDir=DIR              priority/budget also writes its report
+//                              snapshot here (an absolute path, typically
+//                              on a file system the login nodes mount), and
+//                              sbudget reads it from here; no default: only
+//                              in StateSaveLocation
 //
 // Thread safety: plain functions over values; no shared state.
 #ifndef SLURM_BUDGET_LIBBUDGET_CONFIG_H_
@@ -60,6 +65,9 @@ struct BudgetConfig {
   // 0 GPUs turns it off.
   Seconds quick_start_min_runtime = 15 * 60;  // QuickStartMinRuntime
   uint32_t quick_start_gpus = 1;              // QuickStartGpus
+  // Where else the report snapshot is written and read (sbudget on any
+  // host, snapshot_locate.h); "" for StateSaveLocation only.
+  std::string report_dir;                     // ReportDir
 };
 
 // Parses the text of a budget.conf. `file` names it in error messages, and

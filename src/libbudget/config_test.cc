@@ -46,7 +46,8 @@ void test_reads_every_key_case_insensitively(void**) {
       "HeroWait=1:00\n"
       "HeroMinNodes=4\n"
       "QuickStartGpus=2\n"
-      "QuickStartMinRuntime=10\n";
+      "QuickStartMinRuntime=10\n"
+      "ReportDir=/shared/slurm-budget/\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -63,6 +64,7 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.hero_min_nodes, 4);
   assert_int_equal(c.quick_start_gpus, 2);
   assert_int_equal(c.quick_start_min_runtime, 600);  // 10 min
+  assert_string_equal(c.report_dir.c_str(), "/shared/slurm-budget");  // trailing slash dropped
 }
 
 struct BadCase {
@@ -85,6 +87,8 @@ const BadCase kBad[] = {
     {"UnknownAccount=rej\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated"},
     {"LookbackWindow=10:00\nLedgerBucket=1:00:00\n",
      "budget.conf: LedgerBucket (1:00:00) is longer than LookbackWindow (10:00)"},
+    {"ReportDir=shared/reports\n", "budget.conf:1: key ReportDir: must be an absolute directory"},
+    {"ReportDir=\n", "budget.conf:1: key ReportDir: must be an absolute directory"},
     {"QuickStartGpus=-1\n", "budget.conf:1: key QuickStartGpus: must be a whole number of GPUs, got \"-1\""},
     {"QuickStartGpus=2000\n", "budget.conf:1: key QuickStartGpus: must be between 0 and 1024"},
     {"QuickStartMinRuntime=soon\n", "budget.conf:1: key QuickStartMinRuntime: invalid time \"soon\""},

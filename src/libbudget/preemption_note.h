@@ -1,13 +1,20 @@
-// PreemptionNote: the one line preempt/timeslice's time-slicing thread leaves in
-// a preempted job's Comment, so that `scontrol show job`, `squeue -o %k` and
-// `sbudget explain` can say who preempted the job, when, and by which rule:
-//     preempted by job <id> at <YYYY-MM-DDTHH:MM:SS> (rule: <rule>)
-// The time is the controller's local time, as Slurm prints times; <rule> is
-// a PreemptVerdictName ("unallocated", "over-served allocation").
-// FormatPreemptionNote writes it (both timeslice plugins), ParsePreemptionNote
-// reads it back (sbudget explain, and the grants the commitments count,
-// commitments.h). The text is an interface: sbudget and the integration
-// tests read it, so it must not change.
+// The notes preempt/timeslice's time-slicing thread leaves in a job's
+// Comment, so that `scontrol show job`, `squeue -o %k` and `sbudget explain`
+// can say why the job left its GPUs:
+//   - PreemptionNote: who preempted the job, when, and by which rule:
+//       preempted by job <id> at <YYYY-MM-DDTHH:MM:SS> (rule: <rule>)
+//     <rule> is a PreemptVerdictName ("unallocated", "over-served
+//     allocation"). Whether the job was then requeued or ended is not in the
+//     note: Slurm's record says (the job is pending again, or PREEMPTED).
+//   - DrainNote: a job that left a draining node at its contract end
+//     (timeslice_plan.cc, the drain at contract end):
+//       requeued at <YYYY-MM-DDTHH:MM:SS>: node <name> is draining (rule: drain at contract end)
+//     or "cancelled at ..." for a job that is not resumable.
+// The time is the controller's local time, as Slurm prints times.
+// Format* write them (the time-slicing planner), Parse* read them back
+// (sbudget explain, and the grants the commitments count, commitments.h).
+// The texts are an interface: sbudget and the integration tests read them,
+// so they must not change.
 //
 // Local time: converting between TimePoint and the written time reads the
 // process's time zone (TZ, /etc/localtime), never the clock. The round trip
@@ -22,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "libbudget/contract.h"
 #include "libbudget/standing.h"
 
 namespace budget {
@@ -45,6 +53,21 @@ std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::strin
 // comment holds no well-formed note (including a time that is no calendar
 // time, e.g. month 13).
 bool ParsePreemptionNote(std::string_view comment, PreemptionNote* out);
+
+struct DrainNote {
+  PreemptAction action = PreemptAction::kRequeue;  // requeued, or cancelled
+  std::string at;         // as written: YYYY-MM-DDTHH:MM:SS
+  TimePoint at_time = 0;  // `at` read as local time
+  std::string node;       // the draining node
+};
+
+// The note for a job that left draining node `node` at `at`.
+// REQUIRES: node non-empty and without spaces (a Slurm node name).
+std::string FormatDrainNote(PreemptAction action, TimePoint at, std::string_view node);
+
+// Reads a drain note at the start of `comment`; false (and *out untouched)
+// when there is none.
+bool ParseDrainNote(std::string_view comment, DrainNote* out);
 
 }  // namespace budget
 

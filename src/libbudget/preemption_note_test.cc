@@ -121,6 +121,41 @@ void test_parse_reads_the_time_as_local_time(void**) {
   assert_int_equal(n.at_time, 1'800'000'000 - 3600);
 }
 
+// The drain at contract end leaves its own note (timeslice_plan.cc); sbudget
+// explain reads it to say why a requeued job left its node.
+void test_drain_note_reads_back_and_refuses_anything_else(void**) {
+  ZoneForTest utc("UTC");
+  // 1'800'000'000 s is 2027-01-15T08:00:00 UTC (above).
+  std::string requeued = budget::FormatDrainNote(budget::PreemptAction::kRequeue, 1'800'000'000, "n1");
+  assert_string_equal(requeued.c_str(),
+                      "requeued at 2027-01-15T08:00:00: node n1 is draining (rule: drain at contract end)");
+  budget::DrainNote n;
+  assert_true(budget::ParseDrainNote(requeued, &n));
+  assert_true(n.action == budget::PreemptAction::kRequeue);
+  assert_string_equal(n.at.c_str(), "2027-01-15T08:00:00");
+  assert_int_equal(n.at_time, 1'800'000'000);
+  assert_string_equal(n.node.c_str(), "n1");
+  assert_true(budget::ParseDrainNote(
+      budget::FormatDrainNote(budget::PreemptAction::kCancel, 1'800'000'000, "gpu-a17"), &n));
+  assert_true(n.action == budget::PreemptAction::kCancel);
+  assert_string_equal(n.node.c_str(), "gpu-a17");
+  const char* bad[] = {
+      "",
+      "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated)",
+      "requeued at 2026-11-29T10:02:16: node n1 is down",
+      "requeued at 2026-11-29T10:02:16: node  is draining (rule: drain at contract end)",
+      "requeued at 2026-11-29T10:02:16: node n 1 is draining (rule: drain at contract end)",
+      "requeued at 2026-13-29T10:02:16: node n1 is draining (rule: drain at contract end)",
+      "suspended at 2026-11-29T10:02:16: node n1 is draining (rule: drain at contract end)",
+  };
+  for (const char* text : bad) {
+    budget::DrainNote untouched;
+    untouched.node = "kept";
+    if (budget::ParseDrainNote(text, &untouched)) fail_msg("accepted: \"%s\"", text);
+    assert_string_equal(untouched.node.c_str(), "kept");
+  }
+}
+
 }  // namespace
 
 int main(void) {
@@ -130,6 +165,7 @@ int main(void) {
       cmocka_unit_test(test_format_writes_the_exact_text),
       cmocka_unit_test(test_format_then_parse_round_trips),
       cmocka_unit_test(test_parse_reads_the_time_as_local_time),
+      cmocka_unit_test(test_drain_note_reads_back_and_refuses_anything_else),
   };
   return cmocka_run_group_tests_name("preemption_note", tests, nullptr, nullptr);
 }

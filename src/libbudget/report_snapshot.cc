@@ -184,6 +184,7 @@ void WriteHead(JsonWriter& w, const ReportSnapshot& s) {
   } else {
     w.Key("fragmentation").Null();
   }
+  w.Key("tree_loaded").Bool(s.tree_loaded);
 }
 
 void WriteNodes(JsonWriter& w, const ReportSnapshot& s) {
@@ -625,6 +626,8 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
     r.Number("fragmentation", &s->fragmentation, false);
     s->has_fragmentation = true;
   }
+  s->tree_loaded = true;
+  if (!r.failed() && json_object_object_get_ex(obj, "tree_loaded", nullptr)) r.Bool("tree_loaded", &s->tree_loaded);
   ParseArray(&r, "nodes", ParseNode, &s->nodes, error);
   if (s->version == 1) {
     ParseArray(&r, "jobs", ParseJobObject, &s->jobs, error);
@@ -946,7 +949,7 @@ void ReportFileWriter::FormatNodes(const std::vector<SnapshotNode>& nodes) {
 
 Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& report_file,
                                const std::string& standings_file, const SubtreeHistoryCache* history,
-                               int history_max_depth) {
+                               int history_max_depth, const std::string& report_copy) {
   FormatNodes(report.nodes);
 
   history_values_formatted_ = 0;
@@ -990,7 +993,11 @@ Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& 
   }
   AddPiece(text_.data() + history_at + 2, text_.size() - (history_at + 2));
   Status s = ReplaceFileWith(report_file, pieces_, /*sync=*/false);
-  if (!s.ok() || standings_file.empty()) return s;
+  if (!report_copy.empty()) {
+    Status copied = ReplaceFileWith(report_copy, pieces_, /*sync=*/false);
+    if (s.ok()) s = copied;
+  }
+  if (standings_file.empty()) return s;
 
   text_.clear();
   JsonWriter sw(&text_);
@@ -1005,7 +1012,8 @@ Status ReportFileWriter::Write(const ReportSnapshot& report, const std::string& 
   AddPiece(text_.data(), standings_nodes_at);
   AddPiece(nodes_text_.data(), nodes_text_.size());
   AddPiece(text_.data() + standings_nodes_at + 2, text_.size() - (standings_nodes_at + 2));
-  return ReplaceFileWith(standings_file, pieces_, /*sync=*/false);
+  Status standings = ReplaceFileWith(standings_file, pieces_, /*sync=*/false);
+  return s.ok() ? standings : s;
 }
 
 Status ReadReportSnapshot(const std::string& file, ReportSnapshot* out) {

@@ -18,6 +18,7 @@
 //     "window": 604800, "bucket_width": 300, "history_width": 3600,
 //     "recalc_interval": 30, "capacity_gpus": 64,
 //     "fragmentation": 0.125 | null,
+//     "tree_loaded": true,
 //     "nodes": [ { "path": "llm/pretrain", "name": "pretrain", "depth": 2,
 //                  "owners": [..], "account": "pretrain", "user": "",
 //                  "share": 70, "normalized_share": 0.7, "entitlement": 0.35,
@@ -65,6 +66,18 @@
 // reader can indent by depth. A non-finite number (a zero-share sibling's
 // ratio is +inf) is written as null and read back as +inf; rank null is
 // FairShareOrder::kNoRank.
+//
+// No tree. While no allocation tree has ever loaded (a first start whose
+// tree source is missing or invalid), priority/budget computes nothing and
+// writes, every pass, a snapshot with "tree_loaded": false, no nodes, no
+// jobs and tree_source naming the source, so that sbudget says so instead
+// of "no snapshot" (which reads as "priority/budget is not configured").
+// A file without the key (written before it existed) had a tree.
+//
+// Fragmentation. select/topo publishes its figure in its own state file
+// (packing_state.h); priority/budget copies it into each report it writes
+// (null when select/topo has written none), so that a reader of the report
+// alone, on any host, has it.
 //
 // Versions. A reader accepts every version <= kReportSnapshotVersion and
 // refuses a newer one by name ("written by a newer slurm-budget"), so an
@@ -205,6 +218,9 @@ struct ReportSnapshot {
   double capacity_gpus = 0.0;
   bool has_fragmentation = false;
   double fragmentation = 0.0;  // packing.h's figure, in [0, 1]
+  // False: no allocation tree has loaded yet (see "No tree" above); the
+  // snapshot then has no nodes and tree_source names the source.
+  bool tree_loaded = true;
   std::vector<SnapshotNode> nodes;       // pre-order
   std::vector<SnapshotJob> jobs;
   std::vector<SnapshotHistory> history;
@@ -269,11 +285,14 @@ Status WriteStandingsSnapshot(const ReportSnapshot& report, const std::string& f
 // Thread safety: one thread at a time.
 class ReportFileWriter {
  public:
-  // Writes `report` to report_file, then its standings to standings_file
-  // (skipped if empty). IOError naming the file and the step; a file whose
-  // write failed is unchanged.
+  // Writes `report` to report_file, the same bytes to report_copy (skipped
+  // if empty: budget.conf's ReportDir), then its standings to
+  // standings_file (skipped if empty). IOError naming the file and the
+  // step (the first that failed; the other files are still written); a
+  // file whose write failed is unchanged.
   Status Write(const ReportSnapshot& report, const std::string& report_file, const std::string& standings_file,
-               const SubtreeHistoryCache* history = nullptr, int history_max_depth = -1);
+               const SubtreeHistoryCache* history = nullptr, int history_max_depth = -1,
+               const std::string& report_copy = std::string());
   // How many history values the last Write formatted (the others kept
   // their text); for tests and the benchmark.
   size_t history_values_formatted() const { return history_values_formatted_; }

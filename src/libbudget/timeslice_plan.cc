@@ -22,8 +22,6 @@ std::string Ratio(double r) {
   return text;
 }
 
-const char* Done(PreemptAction action) { return action == PreemptAction::kRequeue ? "requeued" : "cancelled"; }
-
 const std::string& NameOf(const TimesliceInputs& in, int32_t index, std::string* scratch) {
   if (index >= 0 && size_t(index) < in.node_names.size() && !in.node_names[index].empty())
     return in.node_names[index];
@@ -191,8 +189,7 @@ void TimeslicePlanner::PlanDrains(const TimesliceInputs& in, TimePoint now, Time
     p.start = job->start;
     p.action = d.action;
     p.for_drain = true;
-    p.comment = std::string(Done(d.action)) + " at " + FormatLocalTime(now) + ": node " + name +
-                " is draining (rule: drain at contract end)";
+    p.comment = FormatDrainNote(d.action, now, name);
     p.log = "job " + std::to_string(d.job_id) + " leaves draining node " + name + " (protection over at " +
             FormatLocalTime(job->protection_end()) + "): " + PreemptActionName(d.action) +
             ", rule: drain at contract end";

@@ -19,12 +19,15 @@
 
 #include "libbudget/job_contract.h"
 #include "libbudget/ledger.h"
+#include "libbudget/packing_state.h"
+#include "libbudget/report_snapshot.h"
 #include "libbudget/tree.h"
 #include "priority_budget/curl_library.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/job_view_cache.h"
 #include "priority_budget/plugin_state.h"
 #include "priority_budget/priority_pass.h"
+#include "priority_budget/report_writer.h"
 #include "priority_budget/state_files.h"
 #include "priority_budget/tree_reloader.h"
 #include "priority_budget/tree_source.h"
@@ -722,6 +725,63 @@ void test_atomic_write_and_set_aside(void** /*state*/) {
   rmdir(dir.c_str());
 }
 
+// select/topo's figure reaches the report (sbudget reads the report
+// alone, possibly on another host); without its state file the report
+// says null, and a state file that does not parse is said, not guessed.
+void test_report_carries_select_topo_fragmentation(void** /*state*/) {
+  std::string dir = TempDir();
+  std::string file = dir + "/" + budget::kPackingStateFile;
+  budget::ReportSnapshot report;
+  report.has_fragmentation = true;  // from a previous pass
+  assert_true(budget_prio::AddFragmentation(file, &report).ok());
+  assert_false(report.has_fragmentation);
+  budget::PackingState packing;
+  packing.time = 1700000000;
+  packing.fragmentation = 0.25;
+  packing.free_gpus = 24;
+  packing.stranded_gpus = 6;
+  assert_true(budget::SavePackingState(file, packing).ok());
+  assert_true(budget_prio::AddFragmentation(file, &report).ok());
+  assert_true(report.has_fragmentation);
+  assert_float_equal(report.fragmentation, 0.25, 1e-12);
+  assert_true(budget_prio::WriteFileAtomically(file, "{ \"version\": 1 }").ok());
+  budget::Status st = budget_prio::AddFragmentation(file, &report);
+  assert_false(st.ok());
+  assert_false(report.has_fragmentation);
+  assert_non_null(strstr(st.message().c_str(), budget::kPackingStateFile));
+  unlink(file.c_str());
+  rmdir(dir.c_str());
+}
+
+// While no tree has loaded, the report says so (and where the tree should
+// come from), and reads back as such; so does its copy in ReportDir.
+void test_no_tree_report_says_so(void** /*state*/) {
+  std::string dir = TempDir();
+  budget::BudgetConfig config;
+  config.lookback_window = 600;
+  config.ledger_bucket = 5;
+  config.recalc_interval = 2;
+  budget::ReportSnapshot report;
+  report.nodes.resize(3);
+  budget_prio::BuildNoTreeReport(config, "/etc/slurm/budget-tree.json", 1700000000, &report);
+  budget::ReportFileWriter writer;
+  std::string file = dir + "/" + budget::kReportSnapshotFileName;
+  std::string copy = dir + "/copy.json";
+  assert_true(writer.Write(report, file, std::string(), nullptr, -1, copy).ok());
+  for (const std::string& f : {file, copy}) {
+    budget::ReportSnapshot read;
+    assert_true(budget::ReadReportSnapshot(f, &read).ok());
+    assert_false(read.tree_loaded);
+    assert_int_equal(read.nodes.size(), 0);
+    assert_string_equal(read.tree_source.c_str(), "/etc/slurm/budget-tree.json");
+    assert_int_equal(read.window, 600);
+    assert_int_equal(read.recalc_interval, 2);
+    assert_int_equal(read.generated_at, 1700000000);
+    unlink(f.c_str());
+  }
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 
 int main(void) {
@@ -750,6 +810,8 @@ int main(void) {
       cmocka_unit_test(test_unreachable_url_is_an_error),
       cmocka_unit_test(test_reloader_keeps_last_good_tree),
       cmocka_unit_test(test_atomic_write_and_set_aside),
+      cmocka_unit_test(test_report_carries_select_topo_fragmentation),
+      cmocka_unit_test(test_no_tree_report_says_so),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "libbudget/ledger_file.h"
+#include "libbudget/packing_state.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/time_string.h"
 #include "priority_budget/priority_pass.h"
@@ -250,6 +251,11 @@ void RecalcThread::RunPass() {
     error("priority/budget: no allocation tree has loaded yet from %s: every job has priority 1 and no budget "
           "applies until one does (the errors above say why)",
           reloader_->source().description().c_str());
+    // And said to sbudget, which would otherwise find no snapshot and
+    // suggest that priority/budget is not configured.
+    BuildNoTreeReport(config_, reloader_->source().description(), now, &report_);
+    budget::Status st = report_writer_.Write(report_, report_file_, std::string(), nullptr, -1, ReportCopyFile());
+    if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
     return;
   }
   if (now < last_pass_) last_pass_ = now;  // the clock went back
@@ -319,6 +325,10 @@ void RecalcThread::RunPass() {
   (void)charged;
 }
 
+std::string RecalcThread::ReportCopyFile() const {
+  return config_.report_dir.empty() ? std::string() : StateFile(config_.report_dir, budget::kReportSnapshotFileName);
+}
+
 bool RecalcThread::ReportDue(budget::TimePoint now) const {
   if (last_report_ == 0) return true;
   double interval = std::min<double>(kMaxReportIntervalSeconds, kReportCostFactor * report_seconds_);
@@ -330,6 +340,9 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   double build_start = ThreadCpuMillis();
   budget::Status st = BuildReport(pass, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_,
                                    &history_cache_);
+  // select/topo's figure, from its state file beside ours.
+  budget::Status frag = AddFragmentation(StateFile(state_dir_, budget::kPackingStateFile), &report_);
+  if (!frag.ok()) error("priority/budget: the report has no fragmentation figure: %s", frag.message().c_str());
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   // preempt/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.
@@ -347,7 +360,7 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   if (standings_read) standings_removed_ = false;
   if (st.ok()) {
     st = report_writer_.Write(report_, report_file_, standings_read ? standings_file_ : std::string(),
-                              &history_cache_, kReportHistoryDepth);
+                              &history_cache_, kReportHistoryDepth, ReportCopyFile());
   }
   if (!st.ok()) error("priority/budget: cannot write the report snapshot: %s", st.message().c_str());
   return build_cpu_ms;

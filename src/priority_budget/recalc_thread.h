@@ -7,7 +7,9 @@
 //   4. applies the priorities under the job WRITE lock, briefly;
 //   5. publishes the order (plugin_state.h) for priority_p_set() and sprio,
 //      saves the ledger (atomic, the core's SaveLedger), writes the report
-//      snapshot for sbudget (report_writer.h) and logs.
+//      snapshot for sbudget (report_writer.h; also into budget.conf's
+//      ReportDir) and logs. While no tree has loaded, it writes the
+//      report that says so (report_snapshot.h, "No tree").
 // scontrol reconfigure wakes it (RequestReconfigure): it re-reads
 // budget.conf and re-fetches the tree on its next iteration, never inline.
 // At Stop() it finishes the pass in progress, saves the ledger and exits.
@@ -77,6 +79,8 @@ class RecalcThread {
   bool ReportDue(budget::TimePoint now) const;
   // Returns the thread CPU ms of building the snapshot (the rest of the
   // write is JSON text and the file).
+  // <ReportDir>/budget_report.json, or "" without ReportDir (budget.conf).
+  std::string ReportCopyFile() const;
   double WriteReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                      budget::TimePoint now);
   void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed);

@@ -1,6 +1,7 @@
 // Report writer: see report_writer.h.
 #include "priority_budget/report_writer.h"
 
+#include "libbudget/packing_state.h"
 #include "priority_budget/usage_charging.h"
 
 namespace budget_prio {
@@ -53,7 +54,30 @@ budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& j
                                  history_cache != nullptr ? -1 : kReportHistoryDepth, history_cache);
   if (!st.ok()) return st;
   budget::RankSnapshotJobs(view.tree(), view.order, &report->jobs);
+  report->tree_loaded = true;
   return budget::Status::Ok();
+}
+
+budget::Status AddFragmentation(const std::string& packing_state_file, budget::ReportSnapshot* report) {
+  report->has_fragmentation = false;
+  budget::PackingState packing;
+  budget::Status st = budget::LoadPackingState(packing_state_file, &packing);
+  if (st.IsNotFound()) return budget::Status::Ok();
+  if (!st.ok()) return st;
+  report->has_fragmentation = true;
+  report->fragmentation = packing.fragmentation;
+  return budget::Status::Ok();
+}
+
+void BuildNoTreeReport(const budget::BudgetConfig& config, const std::string& tree_source, budget::TimePoint now,
+                       budget::ReportSnapshot* report) {
+  *report = budget::ReportSnapshot();
+  report->generated_at = now;
+  report->tree_source = tree_source;
+  report->tree_loaded = false;
+  report->window = config.lookback_window;
+  report->bucket_width = config.ledger_bucket;
+  report->recalc_interval = config.recalc_interval;
 }
 
 }  // namespace budget_prio

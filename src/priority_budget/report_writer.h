@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "libbudget/config.h"
 #include "libbudget/history_cache.h"
 #include "libbudget/ledger.h"
 #include "libbudget/report_snapshot.h"
@@ -45,6 +46,20 @@ constexpr int kReportHistoryDepth = 2;
 budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                            const std::string& tree_source, budget::TimePoint now, budget::Ledger* ledger,
                            budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache = nullptr);
+
+// Copies select/topo's fragmentation figure from its state file
+// (libbudget/packing_state.h, <StateSaveLocation>/select_topo_state.json)
+// into *report, so that the report holds it wherever it is read. No file
+// (select/topo not configured): has_fragmentation false, Ok. A file that
+// does not parse: has_fragmentation false and the error, for the log.
+budget::Status AddFragmentation(const std::string& packing_state_file, budget::ReportSnapshot* report);
+
+// The report written while no allocation tree has loaded
+// (report_snapshot.h, "No tree"): tree_loaded false, no nodes, jobs or
+// history, tree_source naming the source, the window and intervals of
+// `config`.
+void BuildNoTreeReport(const budget::BudgetConfig& config, const std::string& tree_source, budget::TimePoint now,
+                       budget::ReportSnapshot* report);
 
 }  // namespace budget_prio
 

@@ -1,6 +1,7 @@
 // The sbudget command line (cli.h).
 #include "sbudget/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,12 +29,58 @@ namespace {
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
 const char kUsage[] =
-    "Usage: sbudget [-A ACCOUNTS] [-u USERS] [-a] [-l] [-n] [-p|-P|--json] [--snapshot FILE]\n"
-    "       sbudget explain JOBID [--snapshot FILE]\n"
-    "       sbudget history [--since TIME] [--paths PATH,...] (--svg FILE | --csv) [--snapshot FILE]\n"
+    "Usage: sbudget [-A ACCOUNTS] [-u USERS] [-a] [-l] [-n] [-p|-P|--json]\n"
+    "               [--snapshot FILE]\n"
+    "       sbudget explain (JOBID | -u USER | -A ACCOUNT) [--json] [--snapshot FILE]\n"
+    "       sbudget history [--since TIME] [--paths PATH,...] [--svg FILE | --csv]\n"
+    "               [--snapshot FILE]\n"
     "       sbudget validate FILE\n"
     "       sbudget diff OLD NEW [--as USER]\n"
-    "See sbudget(1).\n";
+    "See sbudget(1); sbudget --help lists the options and columns.\n";
+
+const char kOptionsHelp[] =
+    "\nReport options:\n"
+    "  -A, --accounts=NAME[,...]  only these accounts' or tree paths' subtrees\n"
+    "  -u, --users=USER[,...]     only these users' nodes and the subtrees they own\n"
+    "  -a, --all                  every user's nodes (default: only yours)\n"
+    "  -l, --long                 the wide form: every column, never cut\n"
+    "  -n, --noheader             no header, rule or summary line\n"
+    "  -p, --parsable             '|'-separated, with a trailing '|'\n"
+    "  -P, --parsable2            '|'-separated, no trailing '|'\n"
+    "      --json                 the selected rows as JSON\n"
+    "      --snapshot=FILE        read this report snapshot\n"
+    "explain options:\n"
+    "  -u, --users=USER           every job of USER\n"
+    "  -A, --accounts=ACCOUNT     every job of ACCOUNT\n"
+    "      --json                 one JSON object per job, in an array\n"
+    "history options:\n"
+    "      --since=TIME           now, now-DURATION, @EPOCH, YYYY-MM-DD[THH:MM[:SS]]\n"
+    "      --paths=PATH[,...]     these allocations (default: root and children)\n"
+    "      --csv                  CSV on standard output (the default)\n"
+    "      --svg=FILE             an SVG chart\n"
+    "diff options:\n"
+    "      --as=USER              check that USER owns every change\n"
+    "  -h, --help                 this help\n"
+    "  -V, --version              the version\n"
+    "The output fits $COLUMNS (default 80) columns, except -l.\n";
+
+std::string Help() {
+  return std::string(kUsage) + kOptionsHelp + "\nColumns (GPU time in GPU-hours over the lookback window):\n" +
+         ColumnHelp(false) + "With -l, also:\n" + [] {
+           std::string extra;
+           std::vector<std::string> short_names = ColumnNames(false);
+           std::string all = ColumnHelp(true);
+           size_t start = 0;
+           while (start < all.size()) {
+             size_t eol = all.find('\n', start);
+             std::string line = all.substr(start, eol - start + 1);
+             std::string name = line.substr(2, line.find(' ', 2) - 2);
+             if (std::find(short_names.begin(), short_names.end(), name) == short_names.end()) extra += line;
+             start = eol + 1;
+           }
+           return extra;
+         }();
+}
 
 // Options of every sub-command, parsed Slurm-style: short flags may be
 // grouped (-la), values follow the option or `=` (--as=bob, -Abio).
@@ -128,41 +175,71 @@ std::vector<std::string> SplitList(const std::string& text) {
   return items;
 }
 
+// The StateSaveLocation file per snapshot_locate.h, or "" with the
+// problem printed.
+std::string StateSaveSnapshotFile(const Environment& env, Io* io) {
+  std::ifstream conf(env.slurm_conf);
+  if (!conf) {
+    // libslurm would retry reading it for a minute: say so at once.
+    io->err += "sbudget: cannot read " + env.slurm_conf +
+               " (set SLURM_CONF) to find StateSaveLocation; or give --snapshot FILE\n";
+    return "";
+  }
+  std::stringstream text;
+  text << conf.rdbuf();
+  std::string dir = StateSaveLocationFromConf(text.str());
+  // Not in the file: Slurm's default applies, which the controller knows.
+  if (dir.empty() && env.load_state_save_location) {
+    Status s = env.load_state_save_location(&dir);
+    if (!s.ok()) {
+      io->err += "sbudget: " + env.slurm_conf + " names no StateSaveLocation, and " + s.message() +
+                 "; give --snapshot FILE\n";
+      return "";
+    }
+  }
+  if (dir.empty()) {
+    io->err += "sbudget: cannot find StateSaveLocation (" + env.slurm_conf + "); give --snapshot FILE\n";
+    return "";
+  }
+  return SnapshotFileIn(dir);
+}
+
 // Reads the snapshot per snapshot_locate.h; on failure prints the problem.
+// A snapshot written while no tree had loaded is a failure too, said as such.
 bool LoadSnapshot(const Options& opts, const Environment& env, ReportSnapshot* out, Io* io) {
   std::string file;
+  Status s;
   if (const std::string* f = opts.Value("snapshot")) {
     file = *f;
+    s = budget::ReadReportSnapshot(file, out);
   } else {
-    std::ifstream conf(env.slurm_conf);
-    if (!conf) {
-      // libslurm would retry reading it for a minute: say so at once.
-      io->err += "sbudget: cannot read " + env.slurm_conf +
-                 " (set SLURM_CONF) to find StateSaveLocation; or give --snapshot FILE\n";
-      return false;
+    std::string warning;
+    std::string report_dir = ReportDirFromBudgetConf(env.slurm_conf, &warning);
+    if (!warning.empty()) io->err += "sbudget: " + warning + "\n";
+    if (!report_dir.empty()) {
+      file = SnapshotFileIn(report_dir);
+      s = budget::ReadReportSnapshot(file, out);
     }
-    std::stringstream text;
-    text << conf.rdbuf();
-    std::string dir = StateSaveLocationFromConf(text.str());
-    // Not in the file: Slurm's default applies, which the controller knows.
-    if (dir.empty() && env.load_state_save_location) {
-      Status s = env.load_state_save_location(&dir);
-      if (!s.ok()) {
-        io->err += "sbudget: " + env.slurm_conf + " names no StateSaveLocation, and " +
-                   s.message() + "; give --snapshot FILE\n";
-        return false;
+    if (report_dir.empty() || !s.ok()) {
+      // No ReportDir, or nothing usable there (not mounted, not written
+      // yet): StateSaveLocation, readable on the controller.
+      Io state_io;
+      std::string state_file = StateSaveSnapshotFile(env, &state_io);
+      Status state_status = state_file.empty() ? Status::NotFound("") : budget::ReadReportSnapshot(state_file, out);
+      if (report_dir.empty() || state_status.ok()) {
+        io->err += state_io.err;
+        if (state_file.empty()) return false;
+        file = state_file;
+        s = state_status;
       }
     }
-    if (dir.empty()) {
-      io->err += "sbudget: cannot find StateSaveLocation (" + env.slurm_conf +
-                 "); give --snapshot FILE\n";
-      return false;
-    }
-    file = SnapshotFileIn(dir);
   }
-  Status s = budget::ReadReportSnapshot(file, out);
   if (!s.ok()) {
     io->err += "sbudget: " + SnapshotProblem(s, file) + "\n";
+    return false;
+  }
+  if (!out->tree_loaded) {
+    io->err += "sbudget: " + NoTreeProblem(*out, env.now) + "\n";
     return false;
   }
   std::string warning = StalenessWarning(*out, env.now);
@@ -186,6 +263,16 @@ int RunReport(const Options& opts, const Environment& env, Io* io) {
   if (const std::string* v = opts.Value("users")) filter.users = SplitList(*v);
   filter.all_users = opts.Flag("all");
   filter.current_user = env.current_user;
+  // A name that matches nothing is said; with nothing matched at all, the
+  // report fails rather than print an empty table.
+  std::vector<std::string> unmatched = Unmatched(snapshot, filter);
+  for (const std::string& item : unmatched) {
+    io->err += "sbudget: " + item + ": no " + (item[1] == 'A' ? "account or tree path" : "user or owner") +
+               " of that name in the tree\n";
+  }
+  if (!unmatched.empty() && unmatched.size() == filter.accounts.size() + filter.users.size()) {
+    return kExitFailed;
+  }
   std::vector<size_t> rows = SelectNodes(snapshot, filter);
   if (opts.Flag("json")) {
     io->out += FormatJson(snapshot, rows, env.now);
@@ -194,17 +281,85 @@ int RunReport(const Options& opts, const Environment& env, Io* io) {
   TableOptions table;
   table.long_format = opts.Flag("long");
   table.header = !opts.Flag("noheader");
+  if (env.columns > 0) table.width = env.columns;
   table.style = opts.Flag("parsable") ? TableStyle::kParsable
                 : opts.Flag("parsable2") ? TableStyle::kParsable2 : TableStyle::kColumns;
   if (table.style == TableStyle::kColumns && table.header) {
-    io->out += FormatSnapshotSummary(snapshot, env.now);
+    io->out += FormatSnapshotSummary(snapshot, env.now, table.long_format ? SIZE_MAX : table.width);
   }
   io->out += FormatTable(snapshot, rows, table);
   return kExitOk;
 }
 
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// explain -u USERS / -A ACCOUNTS: every job of theirs Slurm remembers, by
+// job id, the pending ones placed once among all pending jobs.
+int RunExplainMany(const Options& opts, const Environment& env, Io* io) {
+  std::vector<std::string> users, accounts;
+  if (const std::string* v = opts.Value("users")) users = SplitList(*v);
+  if (const std::string* v = opts.Value("accounts")) accounts = SplitList(*v);
+  if (!env.load_jobs) {
+    io->err += "sbudget: explain -u/-A asks slurmctld for the jobs: cannot read " + env.slurm_conf +
+               " (set SLURM_CONF)\n";
+    return kExitFailed;
+  }
+  std::vector<SlurmJob> all;
+  Status s = env.load_jobs(&all);
+  if (!s.ok()) {
+    io->err += "sbudget: " + s.message() + "\n";
+    return kExitFailed;
+  }
+  ReportSnapshot snapshot;
+  Io snapshot_io;
+  const bool have_snapshot = LoadSnapshot(opts, env, &snapshot, &snapshot_io);
+  io->err += snapshot_io.err;
+  std::vector<SlurmJob> pending;
+  std::vector<const SlurmJob*> chosen;
+  for (const SlurmJob& j : all) {
+    if (j.state == "PENDING") pending.push_back(j);
+    if ((users.empty() || Contains(users, j.user)) && (accounts.empty() || Contains(accounts, j.account))) {
+      chosen.push_back(&j);
+    }
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const SlurmJob* a, const SlurmJob* b) { return a->job_id < b->job_id; });
+  std::string who;
+  if (!users.empty()) who += "user " + *opts.Value("users");
+  if (!accounts.empty()) who += std::string(who.empty() ? "" : ", ") + "account " + *opts.Value("accounts");
+  if (chosen.empty()) {
+    io->err += "sbudget: Slurm has no jobs of " + who + "\n";
+    return kExitFailed;
+  }
+  std::vector<QueuedJob> queue;
+  if (have_snapshot) queue = PlacePendingJobs(pending, snapshot);
+  std::vector<Explanation> explanations;
+  for (const SlurmJob* j : chosen) {
+    Explanation e;
+    e.slurm = *j;
+    ExplainPlacedJob(j->job_id, j, have_snapshot ? &queue : nullptr, have_snapshot ? &snapshot : nullptr, env.now,
+                     &e.text, &e.facts);
+    explanations.push_back(std::move(e));
+  }
+  if (opts.Flag("json")) {
+    io->out += FormatExplanationsJson(explanations);
+    return kExitOk;
+  }
+  const size_t width = env.columns > 0 ? env.columns : kDefaultWidth;
+  for (size_t i = 0; i < explanations.size(); ++i) {
+    io->out += (i > 0 ? "\n" : "") + WrapExplanation(explanations[i].text, width);
+  }
+  return kExitOk;
+}
+
 int RunExplain(const Options& opts, const Environment& env, Io* io) {
-  if (opts.positional.size() != 2) return Usage(io, "explain takes one JOBID");
+  const bool many = opts.Value("users") != nullptr || opts.Value("accounts") != nullptr;
+  if (many) {
+    if (opts.positional.size() != 1) return Usage(io, "explain takes a JOBID or -u/-A, not both");
+    return RunExplainMany(opts, env, io);
+  }
+  if (opts.positional.size() != 2) return Usage(io, "explain takes one JOBID (or -u USER / -A ACCOUNT)");
   const std::string& text = opts.positional[1];
   char* end = nullptr;
   errno = 0;
@@ -240,14 +395,29 @@ int RunExplain(const Options& opts, const Environment& env, Io* io) {
     io->err += "sbudget: " + s.message() + "\n";
     return kExitFailed;
   }
-  io->out += out;
+  if (opts.Flag("json")) {
+    Explanation e;
+    if (have_slurm) {
+      e.slurm = slurm;
+    } else {
+      e.slurm.job_id = static_cast<uint32_t>(id);
+    }
+    std::vector<QueuedJob> queue;
+    if (have_pending) queue = PlacePendingJobs(pending, snapshot);
+    ExplainPlacedJob(e.slurm.job_id, have_slurm ? &slurm : nullptr, have_pending ? &queue : nullptr,
+                     have_snapshot ? &snapshot : nullptr, env.now, &e.text, &e.facts);
+    io->out += FormatExplanationsJson({e});
+    return kExitOk;
+  }
+  io->out += WrapExplanation(out, env.columns > 0 ? env.columns : kDefaultWidth);
   return kExitOk;
 }
 
 int RunHistory(const Options& opts, const Environment& env, Io* io) {
   if (opts.positional.size() != 1) return Usage(io, "history takes no arguments besides options");
   const std::string* svg = opts.Value("svg");
-  if ((svg != nullptr) == opts.Flag("csv")) return Usage(io, "history needs exactly one of --svg FILE and --csv");
+  // CSV on standard output is the default: the text form.
+  if (svg != nullptr && opts.Flag("csv")) return Usage(io, "history takes --svg FILE or --csv, not both");
   budget::TimePoint since = std::numeric_limits<budget::TimePoint>::min();
   if (const std::string* v = opts.Value("since")) {
     Status s = ParseSince(*v, env.now, &since);
@@ -260,11 +430,11 @@ int RunHistory(const Options& opts, const Environment& env, Io* io) {
   std::string root_name = snapshot.nodes.empty() ? "cluster" : snapshot.nodes[0].name;
   std::vector<budget::SnapshotHistory> series = SelectHistory(snapshot, paths, since);
   if (svg == nullptr) {
-    io->out += FormatHistoryCsv(series, root_name);
+    io->out += FormatHistoryCsv(series, root_name, snapshot.generated_at);
     return kExitOk;
   }
   std::ofstream file(*svg, std::ios::binary | std::ios::trunc);
-  file << FormatHistorySvg(series, root_name);
+  file << FormatHistorySvg(series, root_name, snapshot.generated_at, snapshot.capacity_gpus);
   file.close();
   if (!file) {
     io->err += "sbudget: cannot write " + *svg + ": " + std::strerror(errno) + "\n";
@@ -326,7 +496,7 @@ int RunSbudget(const std::vector<std::string>& args, const Environment& env, Io*
   Status s = ParseOptions(args, 0, &opts);
   if (!s.ok()) return Usage(io, s.message());
   if (opts.Flag("help")) {
-    io->out += kUsage;
+    io->out += Help();
     return kExitOk;
   }
   if (opts.Flag("version")) {

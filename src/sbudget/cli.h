@@ -12,6 +12,7 @@
 #ifndef SLURM_BUDGET_SBUDGET_CLI_H_
 #define SLURM_BUDGET_SBUDGET_CLI_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -27,10 +28,13 @@ struct Environment {
   std::function<budget::Status(uint32_t, SlurmJob*)> load_job;
   // Every pending job (explain of a pending job: its place in the queue).
   std::function<budget::Status(std::vector<SlurmJob>*)> load_pending_jobs;
+  // Every job Slurm remembers (explain -u/-A).
+  std::function<budget::Status(std::vector<SlurmJob>*)> load_jobs;
   std::function<budget::Status(std::string*)> load_state_save_location;
   budget::TimePoint now = 0;
   std::string current_user;
   std::string slurm_conf;  // path of slurm.conf to read StateSaveLocation from
+  size_t columns = 0;      // $COLUMNS; 0 when unset (80 columns)
 };
 
 struct Io {

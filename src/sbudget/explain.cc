@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include <json-c/json.h>
+
 #include "libbudget/job_contract.h"
 #include "libbudget/order.h"
 #include "libbudget/time_string.h"
@@ -86,12 +88,15 @@ void ExplainAllocation(const ReportSnapshot& s, const SnapshotJob& job, std::str
     Line(out, "allocation", text + " (not in the snapshot's tree)");
     return;
   }
+  // The rank counts every node that holds jobs, other users' included
+  // (sbudget -a shows them); Standing is what ranked it among its siblings.
   text += ": rank " + RankText(node->rank) + " of " + std::to_string(ranked) +
-          " (0 is served first), usage ratio " + Fixed("%.3f", node->usage_ratio) +
-          " of its entitlement " + Fixed("%.2f%%", 100 * node->entitlement);
+          " ranked nodes (0 is served first; sbudget -a lists them all); standing " + StandingText(*node) +
+          " among its siblings; entitled to " + Fixed("%.2f%%", 100 * node->entitlement);
   Line(out, "allocation", text);
-  Line(out, "", "delivered " + FormatGpuHours(node->delivered) + " of " +
-                    FormatGpuHours(node->owed) + " GPU-h owed over the window (" +
+  const int decimals = GpuHoursDecimals({node->delivered, node->owed});
+  Line(out, "", "delivered " + FormatGpuHours(node->delivered, decimals) + " of " +
+                    FormatGpuHours(node->owed, decimals) + " GPU-h owed over the window (" +
                     Fixed("%.0f%%", 100 * node->DeliveredOverOwed()) + ")");
 }
 
@@ -134,25 +139,37 @@ void ExplainQueue(const std::vector<QueuedJob>& queue, const QueuedJob& job, std
 }
 
 // A job Slurm says is pending: its place is its priority.
-void ExplainPendingJob(const SlurmJob& slurm, const std::vector<SlurmJob>* pending,
-                       const ReportSnapshot* snapshot, std::string* out) {
+// A job Slurm says is pending: its place is its priority. `queue` is
+// Slurm's pending jobs as PlacePendingJobs placed them (null: not listed).
+void ExplainPendingJob(const SlurmJob& slurm, const std::vector<QueuedJob>* queue,
+                       const ReportSnapshot* snapshot, TimePoint now, std::string* out, JobFacts* facts) {
+  if (slurm.estimated_start > 0) {
+    // Slurm's own estimate (the backfill scheduler's), as squeue --start.
+    Line(out, "start", "Slurm expects it to start at " + FormatTimestamp(slurm.estimated_start) + " (" +
+                           Relative(slurm.estimated_start, now) + "), if nothing better placed arrives");
+    facts->estimated_start = slurm.estimated_start;
+  }
   if (snapshot == nullptr) {
     Line(out, "budget", "no budget snapshot to explain its place");
     return;
   }
+  facts->priority = slurm.priority;
   if (slurm.priority == 0) {
     Line(out, "queue", "held (priority 0): not considered until released (scontrol release " +
                            std::to_string(slurm.job_id) + ")");
     return;
   }
-  std::vector<QueuedJob> queue =
-      PlacePendingJobs(pending != nullptr ? *pending : std::vector<SlurmJob>{slurm}, *snapshot);
-  auto self = std::find_if(queue.begin(), queue.end(),
+  const QueuedJob* self = nullptr;
+  if (queue != nullptr) {
+    auto it = std::find_if(queue->begin(), queue->end(),
                            [&](const QueuedJob& q) { return q.job.job_id == slurm.job_id; });
-  const bool left_queue = self == queue.end();  // between the two requests
-  if (left_queue) {
-    queue = PlacePendingJobs({slurm}, *snapshot);
-    self = queue.begin();
+    if (it != queue->end()) self = &*it;
+  }
+  const bool left_queue = queue != nullptr && self == nullptr;  // between the two requests
+  std::vector<QueuedJob> alone;
+  if (self == nullptr) {
+    alone = PlacePendingJobs({slurm}, *snapshot);
+    self = &alone[0];
   }
   if (!self->decoded) {
     Line(out, "priority", std::to_string(slurm.priority) +
@@ -162,13 +179,20 @@ void ExplainPendingJob(const SlurmJob& slurm, const std::vector<SlurmJob>* pendi
   } else {
     ExplainAllocation(*snapshot, self->job, out);
     ExplainPriority(self->job, out);
+    facts->decoded = true;
+    facts->has_node = self->job.has_node;
+    facts->node_path = self->job.node_path;
+    facts->tree_rank = self->job.rank;
+    facts->allocated = self->job.allocated;
   }
-  if (pending == nullptr) {
+  if (queue == nullptr) {
     Line(out, "queue", "Slurm did not list the pending jobs: its position is unknown");
   } else if (left_queue) {
     Line(out, "queue", "no longer pending when Slurm listed the queue (started or cancelled since)");
   } else {
-    ExplainQueue(queue, *self, out);
+    ExplainQueue(*queue, *self, out);
+    facts->queue_position = self->job.queue_position;
+    facts->queue_length = queue->size();
   }
 }
 
@@ -186,25 +210,47 @@ void ExplainProtection(const SnapshotJob& job, TimePoint now, std::string* out) 
   }
 }
 
-void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::string* out) {
+// What became of a job preempt/timeslice took its GPUs from, from Slurm's
+// record (the notes do not say): a requeued job is pending again, or ran
+// since, with its restart count raised (job_requeue counts every requeue);
+// a job it ended is PREEMPTED, Slurm's state for a job killed by a
+// preemption (sched_timeslice/job_actions.cc: not resumable, or Slurm
+// refused the requeue).
+std::string Outcome(const SlurmJob& slurm) {
+  if (slurm.base_state == "PREEMPTED") {
+    return std::string("not requeued: it ended (JobState=PREEMPTED; ") +
+           (slurm.requeue ? "Requeue=1, but Slurm refused the requeue" : "not resumable, Requeue=0") + ")";
+  }
+  if (slurm.restart_count == 0) return "not requeued (JobState=" + slurm.base_state + ")";
+  return "requeued (resumable), " + std::to_string(slurm.restart_count) + " restart(s) so far";
+}
+
+void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::string* out, JobFacts* facts) {
   if (job != nullptr && job->has_preemption) {
     const budget::PreemptionRecord& p = job->preemption;
+    facts->preempted_by = p.preempted_by;
+    facts->preemption_rule = p.rule;
     Line(out, "preempted", "at " + FormatTimestamp(p.at) + " by job " +
                                std::to_string(p.preempted_by) + ", rule \"" + p.rule + "\"; " +
                                (p.action == "requeue" ? "requeued (resumable)"
                                                       : "cancelled (not resumable)"));
     return;
   }
+  if (slurm == nullptr) return;
   budget::PreemptionNote note;
-  if (slurm != nullptr && budget::ParsePreemptionNote(slurm->comment, &note)) {
-    // The note on the job itself (preempt/timeslice writes it at preemption).
-    bool cancelled = slurm->state == "CANCELLED";
+  budget::DrainNote drain;
+  // The notes on the job itself (preempt/timeslice writes them).
+  if (budget::ParsePreemptionNote(slurm->comment, &note)) {
+    facts->preempted_by = note.preempted_by;
+    facts->preemption_rule = note.rule;
     Line(out, "preempted", "at " + note.at + " by job " + std::to_string(note.preempted_by) + ", rule \"" +
-                               note.rule + "\"; " +
-                               (cancelled ? "cancelled (not resumable)"
-                                          : "requeued (resumable), " + std::to_string(slurm->restart_count) +
-                                                " restart(s) so far"));
-  } else if (slurm != nullptr && slurm->restart_count > 0) {
+                               note.rule + "\"; " + Outcome(*slurm));
+  } else if (budget::ParseDrainNote(slurm->comment, &drain)) {
+    facts->preemption_rule = "drain at contract end";
+    Line(out, "drained", "left node " + drain.node + " at " + drain.at +
+                             ": the node is draining and the job's protection was over (rule \"drain at "
+                             "contract end\"); " + Outcome(*slurm));
+  } else if (slurm->restart_count > 0) {
     Line(out, "requeued", std::to_string(slurm->restart_count) +
                               " time(s); neither the snapshot nor the job records a preemption");
   }
@@ -227,6 +273,34 @@ std::string WhyAhead(const SnapshotJob& ahead, const SnapshotJob& job) {
   }
   if (ahead.submit_time != job.submit_time) return "same allocation and priority, submitted earlier";
   return "same allocation, priority and submit time, lower job id";
+}
+
+std::string WrapExplanation(const std::string& text, size_t width) {
+  constexpr size_t kLabelColumns = 14;  // "  " and a 12-character label (Line)
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t eol = text.find('\n', start);
+    if (eol == std::string::npos) eol = text.size();
+    std::string line = text.substr(start, eol - start);
+    start = eol + 1;
+    // Where the line's text begins: after the label column for a labelled
+    // line (and after the text's own indent), else 4 spaces in.
+    size_t indent = 4;
+    if (line.rfind("  ", 0) == 0 && line.size() > kLabelColumns) {
+      size_t body = line.find_first_not_of(' ', kLabelColumns);
+      indent = body == std::string::npos ? kLabelColumns : body;
+    }
+    std::string prefix;
+    while (line.size() > width && width > indent + 20) {
+      size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut <= indent) break;
+      out += prefix + line.substr(0, cut) + "\n";
+      line = std::string(indent, ' ') + line.substr(cut + 1);
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending, const ReportSnapshot& snapshot) {
@@ -300,6 +374,17 @@ std::vector<QueuedJob> PlacePendingJobs(const std::vector<SlurmJob>& pending, co
 
 budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const std::vector<SlurmJob>* pending,
                           const ReportSnapshot* snapshot, TimePoint now, std::string* out) {
+  std::vector<QueuedJob> queue;
+  const bool place = slurm != nullptr && slurm->state == "PENDING" && snapshot != nullptr && pending != nullptr;
+  if (place) queue = PlacePendingJobs(*pending, *snapshot);
+  JobFacts facts;
+  return ExplainPlacedJob(job_id, slurm, place ? &queue : nullptr, snapshot, now, out, &facts);
+}
+
+budget::Status ExplainPlacedJob(uint32_t job_id, const SlurmJob* slurm, const std::vector<QueuedJob>* queue,
+                                const ReportSnapshot* snapshot, TimePoint now, std::string* out,
+                                JobFacts* facts) {
+  *facts = JobFacts();
   const bool slurm_pending = slurm != nullptr && slurm->state == "PENDING";
   // A pending job's place is its priority, not a row (reports before
   // version 3 listed pending jobs; their rows are not used).
@@ -321,22 +406,81 @@ budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm, const std::vec
   *out = text + "\n";
   ExplainContract(slurm, job, out);
   if (slurm_pending) {
-    ExplainPendingJob(*slurm, pending, snapshot, out);
-    ExplainPreemption(slurm, nullptr, out);
+    ExplainPendingJob(*slurm, queue, snapshot, now, out, facts);
+    ExplainPreemption(slurm, nullptr, out, facts);
     return budget::Status::Ok();
   }
   if (job == nullptr) {
     Line(out, "budget", snapshot == nullptr
                             ? "no budget snapshot to explain its place"
                             : "not in the budget snapshot (finished, or newer than the snapshot)");
-    ExplainPreemption(slurm, nullptr, out);
+    ExplainPreemption(slurm, nullptr, out, facts);
     return budget::Status::Ok();
   }
   ExplainAllocation(*snapshot, *job, out);
   ExplainPriority(*job, out);
   ExplainProtection(*job, now, out);
-  ExplainPreemption(slurm, job, out);
+  ExplainPreemption(slurm, job, out, facts);
+  facts->decoded = true;
+  facts->has_node = job->has_node;
+  facts->node_path = job->node_path;
+  facts->tree_rank = job->rank;
+  facts->allocated = job->allocated;
+  facts->priority = job->priority;
+  if (job->protection_end != SnapshotJob::kNoTime) facts->protection_end = job->protection_end;
   return budget::Status::Ok();
+}
+
+std::string FormatExplanationsJson(const std::vector<Explanation>& jobs) {
+  json_object* array = json_object_new_array();
+  for (const Explanation& e : jobs) {
+    const JobFacts& f = e.facts;
+    json_object* o = json_object_new_object();
+    auto add = [o](const char* key, json_object* v) { json_object_object_add(o, key, v); };
+    auto str = [](const std::string& v) { return json_object_new_string(v.c_str()); };
+    auto time_or_null = [](TimePoint t) { return t > 0 ? json_object_new_int64(t) : nullptr; };
+    add("job_id", json_object_new_int64(e.slurm.job_id));
+    add("state", str(e.slurm.state));
+    add("reason", str(e.slurm.reason));
+    add("user", str(e.slurm.user));
+    add("account", str(e.slurm.account));
+    add("gpus", json_object_new_int64(e.slurm.gpus));
+    budget::JobContract contract;
+    const bool known = budget::ParseContractRecord(e.slurm.admin_comment, &contract);
+    add("min_runtime", known ? json_object_new_int64(contract.min_runtime) : nullptr);
+    add("resumable", known ? json_object_new_boolean(contract.resumable) : nullptr);
+    add("allocation", f.decoded && f.has_node ? str(f.node_path) : nullptr);
+    add("allocated", f.decoded ? json_object_new_boolean(f.allocated) : nullptr);
+    add("tree_rank", f.decoded && f.tree_rank != FairShareOrder::kNoRank ? json_object_new_int64(f.tree_rank)
+                                                                          : nullptr);
+    add("priority", e.slurm.priority > 0 || f.priority > 0 ? json_object_new_int64(e.slurm.priority) : nullptr);
+    add("queue_position", f.queue_position != SnapshotJob::kNoPosition
+                              ? json_object_new_int64(int64_t(f.queue_position) + 1)
+                              : nullptr);
+    add("queue_length", f.queue_position != SnapshotJob::kNoPosition ? json_object_new_int64(f.queue_length)
+                                                                     : nullptr);
+    add("submit_time", time_or_null(e.slurm.submit_time));
+    add("start_time", time_or_null(e.slurm.start_time));
+    add("estimated_start", time_or_null(f.estimated_start));
+    add("protection_end", f.protection_end != SnapshotJob::kNoTime ? json_object_new_int64(f.protection_end)
+                                                                   : nullptr);
+    add("preempted_by", f.preempted_by > 0 ? json_object_new_int64(f.preempted_by) : nullptr);
+    add("preemption_rule", f.preemption_rule.empty() ? nullptr : str(f.preemption_rule));
+    json_object* lines = json_object_new_array();
+    size_t start = 0;
+    while (start < e.text.size()) {
+      size_t eol = e.text.find('\n', start);
+      if (eol == std::string::npos) eol = e.text.size();
+      json_object_array_add(lines, json_object_new_string(e.text.substr(start, eol - start).c_str()));
+      start = eol + 1;
+    }
+    add("explanation", lines);
+    json_object_array_add(array, o);
+  }
+  std::string text = json_object_to_json_string_ext(
+      array, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+  json_object_put(array);
+  return text + "\n";
 }
 
 }  // namespace sbudget

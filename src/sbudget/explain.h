@@ -30,7 +30,10 @@ namespace sbudget {
 // What Slurm says about a job (filled by slurm_api.cc from slurm_load_job).
 struct SlurmJob {
   uint32_t job_id = 0;
-  std::string state;   // "PENDING", "RUNNING", ...
+  std::string state;   // as scontrol prints it: "PENDING", "COMPLETING", ...
+  // The state without its flags (a job being requeued or ended is
+  // COMPLETING for a while): "PENDING", "RUNNING", "PREEMPTED", ...
+  std::string base_state;
   std::string reason;  // "Priority", "Resources", "None", ...
   std::string user;
   std::string account;
@@ -39,7 +42,11 @@ struct SlurmJob {
   uint32_t priority = 0;
   budget::TimePoint submit_time = 0;
   budget::TimePoint start_time = 0;  // 0: not started
+  // Pending jobs: when Slurm's backfill scheduler expects it to start
+  // (squeue --start); 0 when it has no estimate.
+  budget::TimePoint estimated_start = 0;
   uint32_t restart_count = 0;        // times requeued
+  bool requeue = false;              // Requeue=1: Slurm may requeue it
   uint32_t gpus = 0;  // asked for (pending) or held (libbudget/gpu_count.h)
 };
 
@@ -73,6 +80,49 @@ budget::Status ExplainJob(uint32_t job_id, const SlurmJob* slurm,
                           const std::vector<SlurmJob>* pending,
                           const budget::ReportSnapshot* snapshot, budget::TimePoint now,
                           std::string* out);
+
+// `text` (ExplainJob's lines) with every line longer than `width` broken
+// at spaces: a continuation is indented to where its line's text begins
+// (after the label column), so the labels stay readable at 80 columns.
+std::string WrapExplanation(const std::string& text, size_t width);
+
+// What an explanation found, for --json (the text says the same in words).
+struct JobFacts {
+  bool decoded = false;  // its allocation and priority are the plugin's
+  bool has_node = false;
+  std::string node_path;
+  uint32_t tree_rank = budget::FairShareOrder::kNoRank;
+  bool allocated = false;
+  uint32_t priority = 0;
+  uint32_t queue_position = budget::SnapshotJob::kNoPosition;  // 0: next
+  size_t queue_length = 0;
+  budget::TimePoint estimated_start = 0;  // 0: none
+  budget::TimePoint protection_end = budget::SnapshotJob::kNoTime;
+  uint32_t preempted_by = 0;    // 0: not preempted (or left a draining node)
+  std::string preemption_rule;  // "" when neither
+};
+
+// ExplainJob with the pending jobs already placed (PlacePendingJobs of
+// every pending job, once for many jobs; null when Slurm did not list
+// them), and what it found in *facts.
+budget::Status ExplainPlacedJob(uint32_t job_id, const SlurmJob* slurm, const std::vector<QueuedJob>* queue,
+                                const budget::ReportSnapshot* snapshot, budget::TimePoint now, std::string* out,
+                                JobFacts* facts);
+
+// One job's explanation, for `explain -u/-A --json`.
+struct Explanation {
+  SlurmJob slurm;
+  std::string text;
+  JobFacts facts;
+};
+
+// A JSON array, one object per job: job_id, state, reason, user, account,
+// gpus, min_runtime, resumable, allocation, allocated, tree_rank, priority,
+// queue_position (1 = next), queue_length, submit_time, start_time,
+// estimated_start, protection_end, preempted_by, preemption_rule (null
+// where a value does not apply or is unknown), and explanation (the text's
+// lines).
+std::string FormatExplanationsJson(const std::vector<Explanation>& jobs);
 
 // Why `ahead` comes before `job` in the job order: the first step of the
 // order on which they differ, in words.

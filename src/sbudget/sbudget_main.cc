@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <string>
@@ -36,11 +37,17 @@ int main(int argc, char** argv) {
     env.now = static_cast<budget::TimePoint>(std::time(nullptr));
     env.current_user = InvokingUser();
     env.slurm_conf = sbudget::SlurmConfPath();
+    // The terminal's width, as the shell exports it (sshare reads it too).
+    if (const char* columns = std::getenv("COLUMNS")) {
+      long n = std::strtol(columns, nullptr, 10);
+      if (n > 0 && n < 10000) env.columns = static_cast<size_t>(n);
+    }
     // Without a readable slurm.conf libslurm retries it for a minute before
     // failing; then sbudget works from the snapshot alone.
     if (access(env.slurm_conf.c_str(), R_OK) == 0) {
       env.load_job = sbudget::LoadSlurmJob;
       env.load_pending_jobs = sbudget::LoadPendingSlurmJobs;
+      env.load_jobs = sbudget::LoadSlurmJobs;
       env.load_state_save_location = sbudget::LoadStateSaveLocation;
     }
     sbudget::Io io;

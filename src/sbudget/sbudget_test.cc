@@ -182,6 +182,38 @@ void AssertContains(const std::string& text, const std::string& needle) {
   }
 }
 
+struct TempFiles {
+  std::string dir;
+  TempFiles() {
+    char tmpl[] = "/tmp/sbudget_test.XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) fail_msg("mkdtemp");
+    dir = tmpl;
+  }
+  ~TempFiles() { std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::string path = dir + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+sbudget::Environment TestEnv(const std::string& slurm_conf) {
+  sbudget::Environment env;
+  env.now = kNow;
+  env.current_user = "alice";
+  env.slurm_conf = slurm_conf;
+  env.load_job = [](uint32_t, sbudget::SlurmJob*) { return Status::IOError("no controller"); };
+  env.load_state_save_location = [](std::string*) {
+    return Status::IOError("cannot ask slurmctld: Unable to contact slurm controller");
+  };
+  return env;
+}
+
+int Run(const std::vector<std::string>& args, const sbudget::Environment& env, sbudget::Io* io) {
+  *io = sbudget::Io();
+  return sbudget::RunSbudget(args, env, io);
+}
+
 // --- selection ---------------------------------------------------------
 
 void TestSelectionFollowsSshare(void**) {
@@ -236,30 +268,31 @@ void TestParsable2RowsParseBack(void**) {
   // Parsable rows carry the full path; the root its name.
   assert_string_equal(cell(0 + 1, "Path").c_str(), "cluster");
   assert_string_equal(cell(1 + 1, "Path").c_str(), "llm/pretrain");
-  assert_string_equal(cell(1 + 1, "Owners").c_str(), "");
-  // pretrain: 0.5 x 0.7 = 35.00%; 21600 GPU-s = 6.00 GPU-h; owed 8.00;
-  // delivered/owed 6/8 = 0.750; rank 3; 8 running, 16 pending GPUs.
+  // pretrain: 0.5 x 0.7 = 35.00%; owed 28800 GPU-s = 8.00 GPU-h;
+  // delivered/owed 6/8 = 0.750; 8 running, 16 pending GPUs; rank 0 among
+  // the two ranked rows shown (3 in the tree).
   assert_string_equal(cell(2, "Entitled%").c_str(), "35.00");
-  assert_string_equal(cell(2, "Share").c_str(), "70");
-  assert_string_equal(cell(2, "NormShare").c_str(), "0.7000");
-  assert_string_equal(cell(2, "UsageGPUh").c_str(), "6.00");
   assert_string_equal(cell(2, "OwedGPUh").c_str(), "8.00");
+  assert_string_equal(cell(2, "DelivGPUh").c_str(), "6.00");
   assert_string_equal(cell(2, "Deliv/Owed").c_str(), "0.750");
-  assert_string_equal(cell(2, "Rank").c_str(), "3");
-  assert_string_equal(cell(2, "RunGPUs").c_str(), "8");
-  assert_string_equal(cell(2, "PendGPUs").c_str(), "16");
-  // The root: no share, no rank; owners listed.
-  assert_string_equal(cell(1, "Share").c_str(), "");
+  assert_string_equal(cell(2, "Rank").c_str(), "0");
+  assert_string_equal(cell(2, "Run").c_str(), "8");
+  assert_string_equal(cell(2, "Pend").c_str(), "16");
+  assert_string_equal(cell(2, "Standing").c_str(), "1.500");
+  // The root: no rank, no standing.
   assert_string_equal(cell(1, "Rank").c_str(), "");
-  assert_string_equal(cell(1, "Owners").c_str(), "director");
-  // science owed nothing: 1 (nothing missed).
+  assert_string_equal(cell(1, "Standing").c_str(), "");
+  // science owed nothing: 1 (nothing missed); ranks after pretrain.
   assert_string_equal(cell(3, "Deliv/Owed").c_str(), "1.000");
-  // The root's 36000 GPU-s = 10.00 GPU-h; 9 GPU-s = 0.0025 GPU-h keeps two
-  // significant digits instead of reading 0.00.
-  assert_string_equal(cell(1, "UsageGPUh").c_str(), "10.00");
-  s.nodes[7].window_usage = 9;
+  assert_string_equal(cell(3, "Rank").c_str(), "1");
+  // One precision per column: 9 GPU-s = 0.0025 GPU-h needs 4 decimals, so
+  // the whole column has 4 (6.0000, not 6.00 beside 0.0025).
+  s.nodes[7].delivered = 9;
   lines = Lines(sbudget::FormatTable(s, rows, options));
-  assert_string_equal(cell(3, "UsageGPUh").c_str(), "0.0025");
+  assert_string_equal(cell(3, "DelivGPUh").c_str(), "0.0025");
+  assert_string_equal(cell(2, "DelivGPUh").c_str(), "6.0000");
+  assert_string_equal(cell(1, "DelivGPUh").c_str(), "0.0000");
+  assert_string_equal(cell(2, "OwedGPUh").c_str(), "8.00");
 }
 
 void TestParsableEndsEachLineWithBar(void**) {
@@ -268,11 +301,12 @@ void TestParsableEndsEachLineWithBar(void**) {
   options.style = sbudget::TableStyle::kParsable;
   options.header = false;  // -n
   options.long_format = true;
+  s.nodes[7].running_gpus = 1;  // science has work: its +inf ratio shows
   std::vector<std::string> lines = Lines(sbudget::FormatTable(s, {6, 7}, options));
   assert_int_equal(lines.size(), 2);
-  // Path + 12 columns by default; -l adds Account, User, UsageRatio,
-  // SiblingRatio: 13 + 4 = 17 columns, so 17 bars with the trailing one.
-  assert_int_equal(sbudget::ColumnNames(false).size(), 13);
+  // Path + 8 columns by default; -l: Path + 16 columns, so 17 bars with the
+  // trailing one.
+  assert_int_equal(sbudget::ColumnNames(false).size(), 9);
   assert_int_equal(sbudget::ColumnNames(true).size(), 17);
   for (const std::string& line : lines) {
     assert_int_equal(std::count(line.begin(), line.end(), '|'), 17);
@@ -287,8 +321,8 @@ void TestColumnsIndentByDepthAndAlign(void**) {
   ReportSnapshot s = Fixture();
   std::vector<std::string> lines =
       Lines(sbudget::FormatTable(s, {0, 1, 2, 4}, sbudget::TableOptions{}));
-  // Header, rule, 4 rows.
-  assert_int_equal(lines.size(), 6);
+  // Header, rule, 4 rows, and the note that ranked nodes are hidden.
+  assert_int_equal(lines.size(), 7);
   assert_true(lines[0].rfind("Path", 0) == 0);
   assert_true(lines[1].find_first_not_of("- ") == std::string::npos);
   // Depth d is indented 2d spaces.
@@ -296,10 +330,119 @@ void TestColumnsIndentByDepthAndAlign(void**) {
   assert_true(lines[3].rfind("  llm ", 0) == 0);
   assert_true(lines[4].rfind("    pretrain ", 0) == 0);
   assert_true(lines[5].rfind("      alice ", 0) == 0);
-  // Right-aligned numbers end in the same column: Owners is left-aligned,
-  // Share the first right-aligned column.
-  size_t share_end = lines[0].find("Share") + 5;
-  assert_true(lines[4].substr(share_end - 2, 2) == "70");
+  // Right-aligned numbers end in the same column as their header.
+  size_t entitled_end = lines[0].find("Entitled%") + 9;
+  assert_true(lines[4].substr(entitled_end - 5, 5) == "35.00");
+  assert_string_equal(lines[6].c_str(), "Rank: among the 2 ranked rows shown; 4 ranked node(s) hidden (-a shows them)");
+}
+
+// The table's headline figure matches its rank: robotics, under budget
+// (usage ratio 0.572) but with no work, is "idle" and ranks after the
+// teams with work; pretrain ranks ahead of posttrain's users although its
+// standing is above 1, because siblings are compared with siblings; ranks
+// count only the rows shown; UsageGPUh (the same figure as DelivGPUh) is
+// not a column.
+void TestStandingExplainsTheRank(void**) {
+  ReportSnapshot s = Fixture();
+  s.nodes[6].usage_ratio = 0.572;
+  s.nodes[6].sibling_ratio = 0.4;
+  s.nodes[1].running_gpus = 8;  // llm's subtree has work
+  s.nodes[1].sibling_ratio = 0.8;
+  sbudget::TableOptions options;
+  options.style = sbudget::TableStyle::kParsable2;
+  std::vector<size_t> rows = sbudget::SelectNodes(s, {{}, {}, false, "alice"});
+  std::vector<std::string> lines = Lines(sbudget::FormatTable(s, rows, options));
+  std::vector<std::string> header = Split(lines[0], '|');
+  auto cell = [&](const std::string& path, const char* column) {
+    for (const std::string& line : lines) {
+      std::vector<std::string> cells = Split(line, '|');
+      if (cells[0] != path) continue;
+      for (size_t c = 0; c < header.size(); ++c) {
+        if (header[c] == column) return cells[c];
+      }
+    }
+    fail_msg("no cell %s of %s", column, path.c_str());
+    return std::string();
+  };
+  assert_string_equal(cell("robotics", "Standing").c_str(), "idle");
+  assert_string_equal(cell("llm", "Standing").c_str(), "0.800");
+  assert_string_equal(cell("llm/pretrain", "Standing").c_str(), "1.500");
+  // Shown: alice 0, posttrain 2, pretrain 3, robotics 4, science 5 (bob,
+  // tree rank 1, is hidden): ranks 0..4 without a gap.
+  assert_string_equal(cell("llm/posttrain/alice", "Rank").c_str(), "0");
+  assert_string_equal(cell("llm/posttrain", "Rank").c_str(), "1");
+  assert_string_equal(cell("llm/pretrain", "Rank").c_str(), "2");
+  assert_string_equal(cell("robotics", "Rank").c_str(), "3");
+  assert_string_equal(cell("science", "Rank").c_str(), "4");
+  for (bool long_format : {false, true}) {
+    std::vector<std::string> names = sbudget::ColumnNames(long_format);
+    assert_true(std::find(names.begin(), names.end(), "UsageGPUh") == names.end());
+  }
+  // -l shows the tree's rank beside it.
+  options.long_format = true;
+  lines = Lines(sbudget::FormatTable(s, rows, options));
+  header = Split(lines[0], '|');
+  assert_string_equal(cell("llm/pretrain", "TreeRank").c_str(), "3");
+  assert_string_equal(cell("robotics", "UsageRatio").c_str(), "0.572");
+}
+
+// -A takes tree paths as well as accounts; a name that matches nothing is
+// said, and with nothing matched the command fails.
+void TestSelectByPathAndSayWhenNothingMatched(void**) {
+  ReportSnapshot s = Fixture();
+  std::string got = Paths(s, sbudget::SelectNodes(s, {{"llm"}, {}, false, "alice"}));
+  assert_string_equal(got.c_str(), "/ llm llm/pretrain llm/posttrain llm/posttrain/alice");
+  got = Paths(s, sbudget::SelectNodes(s, {{"llm/posttrain"}, {}, true, "alice"}));
+  assert_string_equal(got.c_str(), "/ llm llm/posttrain llm/posttrain/alice llm/posttrain/bob");
+  std::vector<std::string> unmatched = sbudget::Unmatched(s, {{"llm", "nosuch"}, {"carol"}, false, "alice"});
+  assert_true((unmatched == std::vector<std::string>{"-A nosuch", "-u carol"}));
+  TempFiles tmp;
+  std::string file = tmp.dir + "/snap.json";
+  assert_true(budget::WriteReportSnapshot(s, file).ok());
+  sbudget::Io io;
+  sbudget::Environment env = TestEnv("/nonexistent");
+  assert_int_equal(Run({"-A", "nosuch", "--snapshot", file}, env, &io), 1);
+  AssertContains(io.err, "sbudget: -A nosuch: no account or tree path of that name in the tree");
+  assert_string_equal(io.out.c_str(), "");
+  assert_int_equal(Run({"-u", "nosuch", "--json", "--snapshot", file}, env, &io), 1);
+  AssertContains(io.err, "-u nosuch: no user or owner of that name");
+  // One of two matched: the report, and a warning for the other.
+  assert_int_equal(Run({"-A", "llm,nosuch", "-P", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.err, "-A nosuch");
+  AssertContains(io.out, "llm/pretrain|");
+}
+
+// The default form fits 80 columns (or $COLUMNS), cutting long names with
+// '+' as sshare does; -l is the wide form. --help lists options and columns.
+void TestDefaultFormFitsTheTerminal(void**) {
+  ReportSnapshot s = Fixture();
+  s.nodes[3].name = "posttraining-and-alignment-research";
+  std::vector<size_t> rows = sbudget::SelectNodes(s, {{}, {}, true, "alice"});
+  sbudget::TableOptions options;
+  std::vector<std::string> lines = Lines(sbudget::FormatTable(s, rows, options));
+  for (const std::string& line : lines) {
+    if (line.size() > 80) fail_msg("%zu columns: %s", line.size(), line.c_str());
+  }
+  AssertContains(lines[5], "+");  // the long name, cut
+  options.width = 120;
+  lines = Lines(sbudget::FormatTable(s, rows, options));
+  AssertContains(lines[5], "    posttraining-and-alignment-research ");
+  TempFiles tmp;
+  std::string file = tmp.dir + "/snap.json";
+  assert_true(budget::WriteReportSnapshot(s, file).ok());
+  sbudget::Io io;
+  sbudget::Environment env = TestEnv("/nonexistent");
+  env.columns = 120;
+  assert_int_equal(Run({"-a", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.out, "posttraining-and-alignment-research");
+  assert_int_equal(Run({"--help"}, env, &io), 0);
+  for (const char* needle : {"--accounts=NAME", "--noheader", "--since=TIME", "Standing", "Deliv/Owed",
+                             "TreeRank", "UnallocGPUh", "$COLUMNS"}) {
+    AssertContains(io.out, needle);
+  }
+  for (const std::string& line : Lines(io.out)) {
+    if (line.size() > 80) fail_msg("--help, %zu columns: %s", line.size(), line.c_str());
+  }
 }
 
 // --- JSON ----------------------------------------------------------------
@@ -330,11 +473,20 @@ void TestJsonParsesBack(void**) {
   assert_float_equal(json_object_get_double(v), 8, 1e-12);
   assert_true(json_object_object_get_ex(pretrain, "delivered_over_owed", &v));
   assert_float_equal(json_object_get_double(v), 0.75, 1e-12);
+  // Rank among the rows shown (0: pretrain before science); the tree's own.
   assert_true(json_object_object_get_ex(pretrain, "rank", &v));
+  assert_int_equal(json_object_get_int(v), 0);
+  assert_true(json_object_object_get_ex(pretrain, "tree_rank", &v));
   assert_int_equal(json_object_get_int(v), 3);
-  // The root has no rank: null. science's +inf sibling ratio: null.
-  assert_true(json_object_object_get_ex(json_object_array_get_idx(nodes, 0), "rank", &v));
-  assert_null(v);
+  assert_true(json_object_object_get_ex(pretrain, "has_work", &v));
+  assert_true(json_object_get_boolean(v));
+  // The root has no rank, share or sibling ratio: null, as sbudget(1) says.
+  // science's +inf sibling ratio: null.
+  json_object* root_node = json_object_array_get_idx(nodes, 0);
+  for (const char* key : {"rank", "tree_rank", "share", "sibling_ratio"}) {
+    assert_true(json_object_object_get_ex(root_node, key, &v));
+    if (v != nullptr) fail_msg("the root's %s is not null", key);
+  }
   assert_true(json_object_object_get_ex(json_object_array_get_idx(nodes, 2), "sibling_ratio", &v));
   assert_null(v);
   json_object_put(root);
@@ -456,7 +608,10 @@ void TestExplainPendingJob(void**) {
   AssertContains(out, "resumable: requeued if preempted");
   // 6 ranked nodes: alice, bob, posttrain, pretrain, robotics, science.
   AssertContains(out, "llm/pretrain: rank 3 of 6");
-  AssertContains(out, "usage ratio 0.250 of its entitlement 35.00%");
+  // Its standing among its siblings (what ranked it), not a usage ratio
+  // against the whole cluster that the rank does not follow.
+  AssertContains(out, "ranked nodes (0 is served first; sbudget -a lists them all); standing 1.500 among its siblings; "
+                      "entitled to 35.00%");
   // 6.00 of 8.00 GPU-h: 75%.
   AssertContains(out, "delivered 6.00 of 8.00 GPU-h owed over the window (75%)");
   // 12 GPU-s owed = 0.0033 GPU-h, not 0.00.
@@ -528,14 +683,55 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
   // The note preempt/timeslice leaves on the job's Comment names the preemptor
   // and the rule even when the snapshot has no record of it.
-  slurm.state = "PENDING";
+  slurm.state = slurm.base_state = "PENDING";
   slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: over-served allocation)";
   assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "preempted   at 2026-11-29T10:02:16 by job 8, rule \"over-served allocation\"; "
                       "requeued (resumable), 2 restart(s) so far");
-  slurm.state = "CANCELLED";
-  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
-  AssertContains(out, "rule \"over-served allocation\"; cancelled (not resumable)");
+}
+
+// A job preempt/timeslice ended rather than requeued is PREEMPTED in Slurm
+// (COMPLETING while it ends), never CANCELLED; one that left a draining node
+// carries the drain's note, not a preemption note.
+void TestExplainSaysHowAPreemptionOrDrainEnded(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
+  sbudget::SlurmJob slurm;
+  slurm.job_id = 990;
+  slurm.state = "COMPLETING";
+  slurm.base_state = "PREEMPTED";
+  slurm.requeue = false;
+  slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated)";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "rule \"unallocated\"; not requeued: it ended (JobState=PREEMPTED; not resumable, "
+                      "Requeue=0)");
+  assert_true(out.find("requeued (resumable)") == std::string::npos);
+  // Resumable, but Slurm would not requeue it (not a batch job, say).
+  slurm.requeue = true;
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; Requeue=1, but Slurm refused the requeue)");
+  // Requeued off a draining node at its contract end.
+  slurm.state = slurm.base_state = "PENDING";
+  slurm.restart_count = 1;
+  slurm.comment = "requeued at 2026-11-29T10:05:00: node n1 is draining (rule: drain at contract end)";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "drained     left node n1 at 2026-11-29T10:05:00: the node is draining and the job's "
+                      "protection was over (rule \"drain at contract end\"); requeued (resumable), 1 restart(s)");
+  assert_true(out.find("neither the snapshot nor the job records") == std::string::npos);
+  // Not resumable: the drain ended it.
+  slurm.state = "PREEMPTED";
+  slurm.base_state = "PREEMPTED";
+  slurm.requeue = false;
+  slurm.restart_count = 0;
+  slurm.comment = "cancelled at 2026-11-29T10:05:00: node n1 is draining (rule: drain at contract end)";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "left node n1 at 2026-11-29T10:05:00");
+  AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; not resumable, Requeue=0)");
+}
+
+void TestExplainOfAJobNeitherKnows(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
   // Neither knows it.
   Status st = sbudget::ExplainJob(998, nullptr, nullptr, &s, kNow, &out);
   assert_true(st.IsNotFound());
@@ -549,26 +745,68 @@ void TestHistoryCsvAndSvg(void**) {
   // Default selection: depth <= 1, so the root and robotics, not bob.
   std::vector<budget::SnapshotHistory> series = sbudget::SelectHistory(s, {}, INT64_MIN);
   assert_int_equal(series.size(), 2);
-  std::vector<std::string> lines = Lines(sbudget::FormatHistoryCsv(series, "cluster"));
+  // The snapshot was taken a quarter of the way into the last slot.
+  const budget::TimePoint generated = kGenerated + 900;
+  std::vector<std::string> lines = Lines(sbudget::FormatHistoryCsv(series, "cluster", generated));
   // Header + 2 series x 3 slots.
   assert_int_equal(lines.size(), 7);
   assert_string_equal(lines[0].c_str(),
-                      "path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours");
-  // Root, second slot: 7200 GPU-s = 2 GPU-h delivered, 2 owed.
-  assert_string_equal(lines[2].c_str(), "cluster,1699996400,3600,2,2");
+                      "path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours,delivered_gpus,owed_gpus");
+  // Root, second slot: 7200 GPU-s = 2 GPU-h delivered, 2 owed: 2 GPUs on
+  // average over the hour.
+  assert_string_equal(lines[2].c_str(), "cluster,1699996400,3600,2,2,2,2");
+  // The last slot covers 900 s so far: 3600 GPU-s owed in it is 4 GPUs on
+  // average, not 1 (the drop a partial slot drew).
+  assert_string_equal(lines[3].c_str(), "cluster,1700000000,900,0,1,0,4");
   // --since drops the slots that start before it: only the last hour stays.
   series = sbudget::SelectHistory(s, {"robotics"}, kGenerated);
   assert_int_equal(series.size(), 1);
   assert_int_equal(series[0].delivered.size(), 1);
   assert_int_equal(series[0].start, kGenerated);
-  std::string svg = sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster");
+  std::string svg =
+      sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster", generated, s.capacity_gpus);
   AssertContains(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\"");
   // Root: delivered 3 of 5 GPU-h owed = 60%.
   AssertContains(svg, "delivered 3.00 of 5.00 GPU-h owed (60%)");
-  AssertContains(svg, "GPU-hours per slot of 1 h");
+  AssertContains(svg, "average GPUs per slot of 1 h, of 80 in the cluster; one scale for all");
   AssertContains(svg, ">robotics</text>");
   AssertContains(svg, "stroke-dasharray");
+  // One scale: both panels top out at the largest average of any slot
+  // (the root's 4 GPUs owed in its last quarter hour).
+  size_t first = svg.find("text-anchor=\"end\">4</text>");
+  assert_true(first != std::string::npos);
+  assert_true(svg.find("text-anchor=\"end\">4</text>", first + 1) != std::string::npos);
   assert_true(svg.find("</svg>") != std::string::npos);
+}
+
+// The time axis is labelled at round local times, not at the series' ends.
+void TestTimeTicksAreRound(void**) {
+  const char* tz = std::getenv("TZ");
+  std::string saved = tz != nullptr ? tz : "";
+  setenv("TZ", "UTC", 1);
+  tzset();
+  // 1699992800 is 2023-11-14T20:13:20 UTC; 3 h 15 min later, 23:28:20.
+  std::vector<budget::TimePoint> ticks = sbudget::RoundTimeTicks(1699992800, 1699992800 + 11700, 8);
+  // Every 30 minutes from 20:30: 20:30 .. 23:00 (6 ticks).
+  assert_int_equal(ticks.size(), 6);
+  assert_int_equal(ticks[0], 1699993800);  // 20:30:00
+  for (budget::TimePoint t : ticks) assert_int_equal(t % 1800, 0);
+  // A week: one tick per day, at midnight.
+  ticks = sbudget::RoundTimeTicks(1699992800, 1699992800 + 7 * 86400, 8);
+  assert_int_equal(ticks.size(), 7);
+  for (budget::TimePoint t : ticks) assert_int_equal(t % 86400, 0);
+  ReportSnapshot s = Fixture();
+  std::string svg = sbudget::FormatHistorySvg(sbudget::SelectHistory(s, {}, INT64_MIN), "cluster",
+                                              kGenerated + 900, s.capacity_gpus);
+  // 20:13:20 to 23:28:20: labels at round times, and not the ends.
+  AssertContains(svg, ">21:00</text>");
+  assert_true(svg.find("20:13:20") == std::string::npos);
+  if (tz != nullptr) {
+    setenv("TZ", saved.c_str(), 1);
+  } else {
+    unsetenv("TZ");
+  }
+  tzset();
 }
 
 void TestParseSince(void**) {
@@ -586,38 +824,6 @@ void TestParseSince(void**) {
 }
 
 // --- the command line ----------------------------------------------------
-
-struct TempFiles {
-  std::string dir;
-  TempFiles() {
-    char tmpl[] = "/tmp/sbudget_test.XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) fail_msg("mkdtemp");
-    dir = tmpl;
-  }
-  ~TempFiles() { std::system(("rm -rf '" + dir + "'").c_str()); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::string path = dir + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
-};
-
-sbudget::Environment TestEnv(const std::string& slurm_conf) {
-  sbudget::Environment env;
-  env.now = kNow;
-  env.current_user = "alice";
-  env.slurm_conf = slurm_conf;
-  env.load_job = [](uint32_t, sbudget::SlurmJob*) { return Status::IOError("no controller"); };
-  env.load_state_save_location = [](std::string*) {
-    return Status::IOError("cannot ask slurmctld: Unable to contact slurm controller");
-  };
-  return env;
-}
-
-int Run(const std::vector<std::string>& args, const sbudget::Environment& env, sbudget::Io* io) {
-  *io = sbudget::Io();
-  return sbudget::RunSbudget(args, env, io);
-}
 
 void TestReportFindsSnapshotInStateSaveLocation(void**) {
   TempFiles tmp;
@@ -637,7 +843,9 @@ void TestReportFindsSnapshotInStateSaveLocation(void**) {
   // Columns: the summary line first.
   assert_int_equal(Run({"-A", "robotics"}, TestEnv(conf), &io), 0);
   AssertContains(io.out, "Budget snapshot of ");
-  AssertContains(io.out, "(10 s old), capacity 80 GPUs, window 7-00:00:00");
+  // Two lines at 80 columns.
+  AssertContains(io.out, "(10 s old),\n  capacity 80 GPUs, window 7-00:00:00");
+  for (const std::string& line : Lines(io.out)) assert_true(line.size() <= 80);
   // --json parses.
   assert_int_equal(Run({"--json", "--accounts=science"}, TestEnv(conf), &io), 0);
   json_object* root = json_tokener_parse(io.out.c_str());
@@ -678,12 +886,62 @@ void TestMissingStaleAndCorruptSnapshotsSayWhy(void**) {
   AssertContains(io.err, "$.version: is 9, written by a newer slurm-budget");
 }
 
+// priority/budget runs but no tree ever loaded: it writes a snapshot that
+// says so, and sbudget says that, not "is priority/budget configured?".
+void TestNoTreeLoadedIsSaidPlainly(void**) {
+  TempFiles tmp;
+  ReportSnapshot s;
+  s.generated_at = kGenerated;
+  s.window = 600;
+  s.bucket_width = 5;
+  s.tree_loaded = false;
+  s.tree_source = "/etc/slurm/budget-tree.json";
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(tmp.dir)).ok());
+  std::string conf = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "\n");
+  sbudget::Io io;
+  assert_int_equal(Run({}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "sbudget: no allocation tree has loaded (from /etc/slurm/budget-tree.json");
+  AssertContains(io.err, "priority/budget is running but computes no budgets");
+  assert_true(io.err.find("is PriorityType") == std::string::npos);
+  assert_string_equal(io.out.c_str(), "");
+  assert_int_equal(Run({"--json"}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "no allocation tree has loaded");
+}
+
+// ReportDir in the budget.conf beside slurm.conf: sbudget reads the copy
+// there, as on a login node where StateSaveLocation is not readable; with
+// nothing usable there it falls back to StateSaveLocation.
+void TestReportDirServesAnyHost(void**) {
+  TempFiles tmp;
+  const std::string shared = tmp.dir + "/shared";
+  assert_int_equal(mkdir(shared.c_str(), 0755), 0);
+  ReportSnapshot s = Fixture();
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(shared)).ok());
+  std::string conf = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "/state-not-here\n");
+  tmp.Write("budget.conf", "BudgetTree=tree.json\nReportDir=" + shared + "\n");
+  sbudget::Io io;
+  assert_int_equal(Run({"-P"}, TestEnv(conf), &io), 0);
+  assert_int_equal(Lines(io.out).size(), 8);
+  assert_string_equal(io.err.c_str(), "");
+  // Not there (not mounted yet): StateSaveLocation, if it has one.
+  unlink(sbudget::SnapshotFileIn(shared).c_str());
+  assert_int_equal(Run({"-P"}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "no budget report snapshot at " + shared + "/budget_report.json");
+  std::string conf2 = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "\n");
+  assert_true(budget::WriteReportSnapshot(s, sbudget::SnapshotFileIn(tmp.dir)).ok());
+  assert_int_equal(Run({"-P"}, TestEnv(conf2), &io), 0);
+  // A budget.conf that does not parse: said, and StateSaveLocation used.
+  tmp.Write("budget.conf", "Colour=blue\n");
+  assert_int_equal(Run({"-P"}, TestEnv(conf2), &io), 0);
+  AssertContains(io.err, "ignoring " + tmp.dir + "/budget.conf");
+}
+
 void TestUsageErrorsExitTwo(void**) {
   sbudget::Io io;
   sbudget::Environment env = TestEnv("/nonexistent");
   const std::vector<std::vector<std::string>> bad = {
       {"--bogus"}, {"-x"}, {"-P", "--json"}, {"frobnicate"}, {"explain"},
-      {"explain", "12x"}, {"explain", "0"}, {"history"}, {"history", "--csv", "--svg", "f"},
+      {"explain", "12x"}, {"explain", "0"}, {"history", "x"}, {"history", "--csv", "--svg", "f"},
       {"history", "--csv", "--since", "yesterday"}, {"validate"}, {"diff", "a"}, {"-A"},
       {"--json=yes"},
   };
@@ -722,6 +980,16 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
   AssertContains(io.err, "sbudget: slurm_load_jobs: Unable to contact slurm controller");
   AssertContains(io.out, "rank 3 of 6");
   AssertContains(io.out, "its position is unknown");
+  // 80 columns by default: long lines continue under their text, not under
+  // the labels.
+  for (const std::string& line : Lines(io.out)) {
+    if (line.size() > 80) fail_msg("%zu columns: %s", line.size(), line.c_str());
+  }
+  AssertContains(io.out, "\n  priority    ");
+  AssertContains(io.out, "\n              ");
+  env.columns = 400;
+  assert_int_equal(Run({"explain", "201", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.out, "user priority 0 (orders jobs of its own allocation only)");
   assert_int_equal(Run({"explain", "4242", "--snapshot", file}, env, &io), 1);
   AssertContains(io.err, "job 4242 is known neither");
   std::string svg = tmp.dir + "/h.svg";
@@ -734,8 +1002,82 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
   assert_int_equal(Run({"history", "--csv", "--paths", "robotics", "--snapshot", file}, env, &io), 0);
   // Header + 3 slots.
   assert_int_equal(Lines(io.out).size(), 4);
+  // CSV is the default text form.
+  std::string csv = io.out;
+  assert_int_equal(Run({"history", "--paths", "robotics", "--snapshot", file}, env, &io), 0);
+  assert_string_equal(io.out.c_str(), csv.c_str());
   assert_int_equal(Run({"history", "--svg", "/nonexistent/x.svg", "--snapshot", file}, env, &io), 1);
   AssertContains(io.err, "cannot write /nonexistent/x.svg");
+}
+
+// explain -u/-A: every job of a user or account, the pending ones placed
+// among all pending jobs, with Slurm's estimated start; --json for scripts.
+void TestExplainEveryJobOfAnAccount(void**) {
+  TempFiles tmp;
+  std::string file = tmp.dir + "/snap.json";
+  assert_true(budget::WriteReportSnapshot(Fixture(), file).ok());
+  sbudget::Environment env = TestEnv("/nonexistent");
+  env.load_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = PendingInSlurm();
+    (*out)[0].estimated_start = kNow + 600;  // 201: backfill's estimate
+    sbudget::SlurmJob running = Pending(205, 0, "pretrain", kGenerated - 1000);
+    running.state = "RUNNING";
+    running.reason = "None";
+    running.start_time = kNow - 600;
+    out->push_back(running);
+    return Status::Ok();
+  };
+  sbudget::Io io;
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, env, &io), 0);
+  // 201, 202 (pending) and 205 (running), by job id.
+  size_t a = io.out.find("Job 201: PENDING"), b = io.out.find("Job 202: PENDING"), c = io.out.find("Job 205: RUNNING");
+  assert_true(a != std::string::npos && b != std::string::npos && c != std::string::npos && a < b && b < c);
+  AssertContains(io.out, "position 3 of 6 pending jobs");
+  AssertContains(io.out, "start       Slurm expects it to start at " + sbudget::FormatTimestamp(kNow + 600) +
+                             " (in 10:00)");
+  AssertContains(io.out, "protected until");
+  assert_true(io.out.find("Job 203") == std::string::npos);  // posttrain's
+  assert_int_equal(Run({"explain", "-u", "alice", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);
+  json_object* root = json_tokener_parse(io.out.c_str());
+  assert_non_null(root);
+  assert_int_equal(json_object_array_length(root), 3);
+  json_object* first = json_object_array_get_idx(root, 0);
+  json_object* v = nullptr;
+  auto get = [&](json_object* o, const char* key) {
+    if (!json_object_object_get_ex(o, key, &v)) fail_msg("no key %s", key);
+    return v;
+  };
+  assert_int_equal(json_object_get_int64(get(first, "job_id")), 201);
+  assert_int_equal(json_object_get_int64(get(first, "queue_position")), 3);
+  assert_int_equal(json_object_get_int64(get(first, "queue_length")), 6);
+  assert_int_equal(json_object_get_int64(get(first, "estimated_start")), kNow + 600);
+  assert_string_equal(json_object_get_string(get(first, "allocation")), "llm/pretrain");
+  assert_int_equal(json_object_get_int64(get(first, "tree_rank")), 3);
+  assert_null(get(first, "protection_end"));
+  assert_true(json_object_is_type(get(first, "explanation"), json_type_array));
+  json_object* running = json_object_array_get_idx(root, 2);
+  assert_int_equal(json_object_get_int64(get(running, "protection_end")), kNow + 300);
+  assert_null(get(running, "estimated_start"));
+  assert_null(get(running, "queue_position"));
+  json_object_put(root);
+  // Nobody's jobs: said, exit 1. A job id and -u: bad usage.
+  assert_int_equal(Run({"explain", "-u", "nobody", "--snapshot", file}, env, &io), 1);
+  AssertContains(io.err, "Slurm has no jobs of user nobody");
+  assert_int_equal(Run({"explain", "201", "-u", "alice"}, env, &io), 2);
+  // One job as JSON too.
+  env.load_job = [](uint32_t, sbudget::SlurmJob* out) {
+    *out = PendingInSlurm()[0];
+    return Status::Ok();
+  };
+  env.load_pending_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = PendingInSlurm();
+    return Status::Ok();
+  };
+  assert_int_equal(Run({"explain", "201", "--json", "--snapshot", file}, env, &io), 0);
+  root = json_tokener_parse(io.out.c_str());
+  assert_non_null(root);
+  assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(root, 0), "queue_position")), 3);
+  json_object_put(root);
 }
 
 // --- validate and diff --as ---------------------------------------------
@@ -826,17 +1168,26 @@ int main() {
       cmocka_unit_test(TestParsable2RowsParseBack),
       cmocka_unit_test(TestParsableEndsEachLineWithBar),
       cmocka_unit_test(TestColumnsIndentByDepthAndAlign),
+      cmocka_unit_test(TestStandingExplainsTheRank),
+      cmocka_unit_test(TestSelectByPathAndSayWhenNothingMatched),
+      cmocka_unit_test(TestDefaultFormFitsTheTerminal),
       cmocka_unit_test(TestJsonParsesBack),
       cmocka_unit_test(TestWhyAheadNamesTheFirstDifferingStep),
       cmocka_unit_test(TestPendingJobsArePlacedByTheirPriority),
       cmocka_unit_test(TestExplainPendingJob),
       cmocka_unit_test(TestExplainRunningAndPreemptedJobs),
+      cmocka_unit_test(TestExplainSaysHowAPreemptionOrDrainEnded),
+      cmocka_unit_test(TestExplainOfAJobNeitherKnows),
       cmocka_unit_test(TestHistoryCsvAndSvg),
+      cmocka_unit_test(TestTimeTicksAreRound),
       cmocka_unit_test(TestParseSince),
       cmocka_unit_test(TestReportFindsSnapshotInStateSaveLocation),
       cmocka_unit_test(TestMissingStaleAndCorruptSnapshotsSayWhy),
+      cmocka_unit_test(TestNoTreeLoadedIsSaidPlainly),
+      cmocka_unit_test(TestReportDirServesAnyHost),
       cmocka_unit_test(TestUsageErrorsExitTwo),
       cmocka_unit_test(TestExplainAndHistoryThroughTheCommandLine),
+      cmocka_unit_test(TestExplainEveryJobOfAnAccount),
       cmocka_unit_test(TestValidate),
       cmocka_unit_test(TestDiffAsUser),
       cmocka_unit_test(TestStateSaveLocationFromConf),

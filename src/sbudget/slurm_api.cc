@@ -43,6 +43,7 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   const bool pending = (j.job_state & JOB_STATE_BASE) == JOB_PENDING;
   job.job_id = j.job_id;
   job.state = OrEmpty(slurm_job_state_string(j.job_state));
+  job.base_state = OrEmpty(slurm_job_state_string(j.job_state & JOB_STATE_BASE));
   job.reason = OrEmpty(slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)));
   job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
   job.account = OrEmpty(j.account);
@@ -51,7 +52,10 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   job.priority = j.priority;
   job.submit_time = j.submit_time;
   job.start_time = pending ? 0 : j.start_time;
+  // For a pending job Slurm's start_time is its estimate (backfill's).
+  job.estimated_start = pending ? j.start_time : 0;
   job.restart_count = j.restart_cnt;
+  job.requeue = j.requeue != 0;
   budget::JobGpuStrings strings;
   strings.tres = View(pending ? j.tres_req_str : j.tres_alloc_str);
   strings.per_job = View(j.tres_per_job);
@@ -84,20 +88,28 @@ budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
   return budget::Status::Ok();
 }
 
-budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) {
+namespace {
+
+budget::Status LoadJobs(bool pending_only, std::vector<SlurmJob>* out) {
   job_info_msg_t* msg = nullptr;
   // SHOW_ALL: every partition's jobs, hidden ones included, as squeue -a.
-  if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+  if (slurm_load_jobs(0, &msg, SHOW_ALL | (pending_only ? 0 : SHOW_DETAIL)) != SLURM_SUCCESS) {
     return budget::Status::IOError(std::string("slurm_load_jobs: ") + slurm_strerror(slurm_get_errno()));
   }
   out->clear();
   for (uint32_t i = 0; msg != nullptr && i < msg->record_count; ++i) {
     const slurm_job_info_t& j = msg->job_array[i];
-    if ((j.job_state & JOB_STATE_BASE) == JOB_PENDING) out->push_back(FromJobInfo(j));
+    if (!pending_only || (j.job_state & JOB_STATE_BASE) == JOB_PENDING) out->push_back(FromJobInfo(j));
   }
   slurm_free_job_info_msg(msg);
   return budget::Status::Ok();
 }
+
+}  // namespace
+
+budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) { return LoadJobs(true, out); }
+
+budget::Status LoadSlurmJobs(std::vector<SlurmJob>* out) { return LoadJobs(false, out); }
 
 budget::Status LoadStateSaveLocation(std::string* out) {
   slurm_conf_t* conf = nullptr;

@@ -25,6 +25,9 @@ budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out);
 // IOError (with Slurm's message) if the controller does not answer.
 budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out);
 
+// slurm_load_jobs: every job Slurm remembers, any state (explain -u/-A).
+budget::Status LoadSlurmJobs(std::vector<SlurmJob>* out);
+
 // slurm_load_ctl_conf's state_save_location.
 budget::Status LoadStateSaveLocation(std::string* out);
 

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "libbudget/config.h"
 #include "libbudget/time_string.h"
 
 namespace sbudget {
@@ -62,6 +63,24 @@ std::string SnapshotProblem(const budget::Status& status, const std::string& fil
   }
   return "cannot read the budget report snapshot: " + status.message() +
          " (StateSaveLocation must be searchable by users, e.g. mode 0711)";
+}
+
+std::string ReportDirFromBudgetConf(const std::string& slurm_conf, std::string* warning) {
+  const std::string file = budget::BudgetConfigPathBeside(slurm_conf);
+  budget::BudgetConfig config;
+  bool missing = false;
+  budget::Status st = budget::LoadBudgetConfig(file, &config, &missing);
+  if (!st.ok()) {
+    *warning = "ignoring " + file + " (" + st.message() + "): looking in StateSaveLocation only";
+    return "";
+  }
+  return missing ? std::string() : config.report_dir;
+}
+
+std::string NoTreeProblem(const budget::ReportSnapshot& s, budget::TimePoint now) {
+  return "no allocation tree has loaded (from " + s.tree_source + ", as of " + budget::FormatDuration(s.Age(now)) +
+         " ago): priority/budget is running but computes no budgets, ranks or priorities until one does; "
+         "slurmctld's log says why the tree was refused (check it with: sbudget validate FILE)";
 }
 
 std::string StalenessWarning(const budget::ReportSnapshot& s, budget::TimePoint now) {

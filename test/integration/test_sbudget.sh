@@ -8,7 +8,10 @@
 #     names its contract, allocation rank and the job ahead of it and why;
 #     for a running job its protection end;
 #   - history writes an SVG and CSV; a stale or missing snapshot is one clear
-#     line; validate and diff --as work without the controller.
+#     line; validate and diff --as work without the controller;
+#   - before any tree has loaded sbudget says so; with ReportDir it works
+#     from a host without StateSaveLocation; under select/topo the report
+#     has the fragmentation figure.
 . "$(dirname "$0")/lib.sh"
 
 export PRIORITY_TYPE=priority/budget
@@ -22,12 +25,34 @@ cat > "$tree" <<'JSON'
   { "name": "teama", "share": 70, "account": "teama", "owners": ["pi-a"] },
   { "name": "teamb", "share": 30, "account": "teamb", "owners": ["pi-b"] } ] }
 JSON
-export BUDGET_TREE_JSON=$tree
-export BUDGET_CONF=$(printf '%s\n' "BudgetTree=$CLUSTER_DIR/etc/budget-tree.json" \
-  "LookbackWindow=10:00" "LedgerBucket=0:05" "RecalcInterval=2" "UnknownAccount=unallocated")
+# The cluster starts with a tree the plugin refuses (a negative share): no
+# tree has ever loaded until the good one is put in its place.
+bad_tree=$OUT/tree-bad.json
+sed 's/"share": 30/"share": -30/' "$tree" > "$bad_tree"
+export BUDGET_TREE_JSON=$bad_tree
+# ReportDir: the shared directory a login node would mount.
+shared=$CLUSTER_DIR.shared
+rm -rf "$shared" && mkdir -p "$shared"
+export BUDGET_CONF=$(printf '%s\n' "BudgetTree=$CLUSTER_DIR/etc/budget-tree.json" "BudgetRefresh=0:02" \
+  "LookbackWindow=10:00" "LedgerBucket=0:05" "RecalcInterval=2" "UnknownAccount=unallocated" \
+  "ReportDir=$shared")
+# select/topo publishes the fragmentation figure the report carries.
+export SELECT_TYPE=select/topo
+# The weights that make plain sprio show the factors (sbudget(1), "SPRIO
+# AND THE PRIORITY").
+export SLURM_CONF_EXTRA=$'PriorityWeightFairshare=1000\nPriorityWeightAssoc=1\nPriorityWeightQOS=1'
 
 [ -x "$SBUDGET" ] || fail_now "sbudget is built in $BUILD_DIR"
 cluster_start -n 1 -g 8
+
+# --- no tree yet ----------------------------------------------------------------
+no_tree() {
+  local out rc; out=$("$SBUDGET" 2>&1); rc=$?
+  [ $rc -eq 1 ] && contains "no allocation tree has loaded (from $CLUSTER_DIR/etc/budget-tree.json" "$out"
+}
+check "before any tree loads, sbudget says so (exit 1), not 'is priority/budget configured?'" poll 20 no_tree
+cp "$tree" "$CLUSTER_DIR/etc/budget-tree.json"
+check "once the good tree is in place, sbudget reports" poll 20 "$SBUDGET" -P
 
 job() {  # job ACCOUNT MIN_RUNTIME [sbatch args...]
   local account=$1 min=$2; shift 2
@@ -68,10 +93,20 @@ col() {  # col NAME ROW_PATH: the cell of column NAME in the -P row of ROW_PATH
 is() { [ "$1" = "$2" ] || { echo "got '$1', want '$2'"; return 1; }; }
 check "-P: teama is entitled to 70.00%" is "$(col Entitled% teama)" 70.00
 check "-P: teamb is entitled to 30.00%" is "$(col Entitled% teamb)" 30.00
-check "-P: teama runs 8 GPUs (the blocker)" is "$(col RunGPUs teama)" 8
-check "-P: teamb waits for 8 GPUs" is "$(col PendGPUs teamb)" 8
+check "-P: teama runs 8 GPUs (the blocker)" is "$(col Run teama)" 8
+check "-P: teamb waits for 8 GPUs" is "$(col Pend teamb)" 8
 check "-P: teamb (no usage) ranks first" is "$(col Rank teamb)" 0
 check "-P: teama (all the usage) ranks second" is "$(col Rank teama)" 1
+check "-P: teama's standing (usage share over entitled share) is above teamb's" \
+  awk -v a="$(col Standing teama)" -v b="$(col Standing teamb)" 'BEGIN { exit !(a > b) }'
+narrow() { "$SBUDGET" -a | awk 'length > 80 { print "too wide: " $0; bad = 1 } END { exit bad }'; }
+check "sbudget fits 80 columns" narrow
+wide_names() { COLUMNS=200 "$SBUDGET" -l | awk 'length > 80 { wide = 1 } END { exit !wide }'; }
+check "sbudget -l is the wide form" wide_names
+nosuch() { local out rc; out=$("$SBUDGET" -A nosuch 2>&1); rc=$?; [ $rc -eq 1 ] && contains "-A nosuch: no account or tree path" "$out"; }
+check "sbudget -A nosuch: said, exit 1" nosuch
+by_path() { "$SBUDGET" -A teamb -P | awk -F'|' 'NR > 1 { print $1 }' | tr '\n' ' ' | grep -qx 'cluster teamb '; }
+check "sbudget -A teamb: that subtree and its ancestors" by_path
 # (Seconds of 8 GPUs are too few GPU-hours for the table's 2 decimals.)
 usage_positive() { "$SBUDGET" --json | jq -e '.nodes[1].usage_gpu_hours > 0 and .nodes[2].usage_gpu_hours == 0'; }
 check "--json: teama has used GPU time, teamb none" usage_positive
@@ -79,7 +114,40 @@ check "-p: every line ends with |" bash -c "\"$SBUDGET\" -p | grep -v '|\$' | wc
 json_nodes() { "$SBUDGET" --json | jq -e '.nodes | length == 3 and .[1].path == "teama" and .[1].entitlement == 0.7 and (.[2].rank == 0)'; }
 check "--json parses back (jq): 3 nodes, teama 0.7, teamb rank 0" json_nodes
 
+# --- from a login node: ReportDir -------------------------------------------------
+# A host that cannot read StateSaveLocation: its slurm.conf names one that is
+# not there; the budget.conf beside it names the shared ReportDir.
+login=$CLUSTER_DIR.login
+mkdir -p "$login"
+sed "s|^StateSaveLocation=.*|StateSaveLocation=$login/no-state-here|" "$SLURM_CONF" > "$login/slurm.conf"
+cp "$CLUSTER_DIR/etc/budget.conf" "$login/budget.conf"
+check "priority/budget also writes the report to ReportDir, mode 0644" \
+  bash -c "[ \"\$(stat -c %a '$shared/budget_report.json')\" = 644 ]"
+from_login() { SLURM_CONF=$login/slurm.conf "$SBUDGET" --json | jq -e '.nodes | length == 3'; }
+check "sbudget on a host without StateSaveLocation reads ReportDir's copy" from_login
+
+# --- fragmentation from select/topo --------------------------------------------------
+has_fragmentation() { "$SBUDGET" --json | jq -e '.fragmentation != null and .fragmentation >= 0'; }
+check "--json: the fragmentation select/topo publishes (not null)" poll 20 has_fragmentation
+check "the summary line gives the fragmentation" bash -c "\"$SBUDGET\" | head -2 | grep -q 'fragmentation '"
+
+# --- sprio, as sbudget(1) describes it ------------------------------------------
+sprio_columns() {
+  local header; header=$(sprio | head -1)
+  contains FAIRSHARE "$header" && contains ASSOC "$header" && contains QOS "$header"
+}
+check "plain sprio shows FAIRSHARE, ASSOC and QOS once their weights are set" sprio_columns
+sprio_qos() {  # QOS 1 (allocated work), NICE 0, for a1
+  local row; row=$(sprio -j "$a1" -o '%.15i %.10Q %.10N' | awk -v id="$a1" '$1 == id'); echo "sprio: $row"
+  printf '%s\n' "$row" | awk '{ exit !($2 == 1 && $3 == 0) }'
+}
+check "sprio: QOS is 1 for allocated work and NICE is 0, as documented" sprio_qos
+
 # --- explain --------------------------------------------------------------------
+explain_narrow() { "$SBUDGET" explain "$1" 2>&1 | awk 'length > 80 { print "too wide: " $0; bad = 1 } END { exit bad }'; }
+check "explain fits 80 columns" explain_narrow "$a1"
+# The checks below read whole lines: a terminal wide enough not to wrap them.
+export COLUMNS=1000
 ex_b=$("$SBUDGET" explain "$b1" 2>&1)
 printf '%s\n' "$ex_b" | sed 's/^/     explain b1| /'
 printf '%s\n' "$ex_b" > "$OUT/explain-pending-first.txt"
@@ -95,6 +163,18 @@ check "explain (pending, second): the job ahead of it and why" \
 ex_r=$("$SBUDGET" explain "$blocker" 2>&1)
 printf '%s\n' "$ex_r" | sed 's/^/     explain blocker| /'
 check "explain (running): its protection end" contains "protect" "$ex_r"
+many() {
+  local out; out=$("$SBUDGET" explain -A teama 2>&1)
+  contains "Job $blocker: RUNNING" "$out" && contains "Job $a1: PENDING" "$out"
+}
+check "explain -A teama: each of teama's jobs" many
+many_json() {
+  "$SBUDGET" explain -u root -A teama --json | jq -e --argjson a1 "$a1" --argjson run "$blocker" '
+    length == 2 and (map(.job_id) == [$run, $a1])
+    and (.[1] | .queue_position == 2 and .queue_length == 2 and has("estimated_start") and .allocation == "teama")
+    and (.[0] | .protection_end != null and .queue_position == null)'
+}
+check "explain -u root -A teama --json: both jobs, the pending one's place, the running one's protection" many_json
 unknown_job() { local out rc; out=$("$SBUDGET" explain 999999 2>&1); rc=$?; [ $rc -eq 1 ] && contains "job 999999 is known neither to Slurm nor to the budget snapshot" "$out"; }
 check "explain of an unknown job: one line, exit 1" unknown_job
 
@@ -104,7 +184,13 @@ check "explain of an unknown job: one line, exit 1" unknown_job
 # --- history, staleness, missing --------------------------------------------------
 check "history --svg writes a chart" "$SBUDGET" history --svg "$OUT/history.svg"
 check "the SVG is complete" grep -q '</svg>' "$OUT/history.svg"
-check "history --csv has a header and rows" bash -c "\"$SBUDGET\" history --csv | head -1 | grep -qx 'path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours'"
+check "history --csv has a header and rows" bash -c "\"$SBUDGET\" history --csv | head -1 | grep -qx 'path,slot_start,slot_seconds,delivered_gpu_hours,owed_gpu_hours,delivered_gpus,owed_gpus'"
+# The last slot holds the snapshot's time: it covers only what has passed.
+partial_last() {
+  "$SBUDGET" history | awk -F, '$1 == "teama" { if (!width) width = $3; last = $3 } END { exit !(last > 0 && last <= width) }'
+}
+check "history (CSV by default): the last slot's seconds are what it covers so far" partial_last
+check "the SVG's axis is average GPUs on one scale" grep -q 'average GPUs per slot of .*one scale for all' "$OUT/history.svg"
 stale=$OUT/stale.json
 jq '.generated_at -= 3600' "$SNAP" > "$stale"
 check "a stale snapshot: a warning with its age, the report still printed" \

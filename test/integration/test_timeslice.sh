@@ -36,7 +36,8 @@ check "Slurm's backfill scheduler runs beside the time slicing (sdiag counts its
 check "a1 (resumable) is requeued right after its protection ends" poll 10 requeued "$a1"
 check "a1 shows who preempted it and the rule" comment_has "$a1" "preempted by job $b1 at "
 check "the rule is the over-served allocation" comment_has "$a1" "(rule: over-served allocation)"
-explain_has() { local out; out=$("$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1); contains "$2" "$out"; }
+# (COLUMNS: a terminal wide enough that explain's lines are not wrapped.)
+explain_has() { local out; out=$(COLUMNS=1000 "$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1); contains "$2" "$out"; }
 check "sbudget explain names a1's preemptor and rule" \
   explain_has "$a1" "by job $b1, rule \"over-served allocation\"; requeued (resumable)"
 check "b1 runs" wait_state "$b1" RUNNING 20
@@ -62,6 +63,8 @@ b3=$(job teamb 0:15 1 --resumable) || fail_now "submit b3"
 check "a2 is not preempted before its min-runtime (15 s)" running_until "$a2" $((a2_end - 1))
 check "a2 (not resumable) is cancelled after it" poll 10 ended_as "$a2" "PREEMPTED CANCELLED"
 check "a2 shows who preempted it" comment_has "$a2" "preempted by job $b3 at "
+check "sbudget explain says a2 ended, not that it was requeued" \
+  explain_has "$a2" "by job $b3, rule \"over-served allocation\"; not requeued: it ended (JobState=PREEMPTED; not resumable, Requeue=0)"
 check "b3 runs" wait_state "$b3" RUNNING 20
 clear_jobs
 
@@ -87,6 +90,8 @@ check "n1's reason says when it will be empty ($promise)" poll 6 bash -c "[ \"\$
 check "protected d1 is left alone on the draining node" running_until "$d1" $((d1_end - 1))
 check "d1 is requeued right after its protection ends" poll 6 requeued "$d1"
 check "d1's reason names the drain" comment_has "$d1" "node n1 is draining (rule: drain at contract end)"
+check "sbudget explain gives d1's drain, not 'neither records a preemption'" \
+  explain_has "$d1" "left node n1 at "
 check "n1 is empty (drained)" poll 15 node_state_is n1 drained
 check "the automated drain is counted in timeslice_state.json" \
   bash -c "[ \$(python3 -c \"import json; print(json.load(open('$STATE/timeslice_state.json'))['automated_drains'])\") -eq $((drains_before + 1)) ]"
