@@ -28,6 +28,8 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   BudgetTree                          the cluster's copy of the tree
   BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes, other
   SchedulerParameters keys: unchanged
+  ReportDir                           dropped: the replay's cluster must not
+                                      write into a site's shared report
 The four scheduler intervals are always written, Slurm's defaults scaled
 when absent, so that neither side falls back to an unscaled default.
 """
@@ -52,7 +54,8 @@ NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime",
 
 # budget.conf keys: built-in defaults (src/libbudget/config.h) and how they
 # scale. "window": round(x / F), >= 1 s; "window0": the same but 0 stays 0;
-# "interval": whole seconds, max(1, round(x / F)); "keep": unchanged.
+# "interval": whole seconds, max(1, round(x / F)); "keep": unchanged;
+# "drop": left out.
 CONF_KEYS = [
     ("BudgetTree", None, "tree"),
     ("BudgetRefresh", "5:00", "keep"),
@@ -67,6 +70,7 @@ CONF_KEYS = [
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
     ("HeroMinNodes", "8", "keep"),
+    ("ReportDir", "", "drop"),
 ]
 
 # SchedulerParameters the compression rescales, with Slurm 22.05's defaults
@@ -173,6 +177,8 @@ def compress_budget_conf(path, factor, tree_path):
     out = []
     for key, default, kind in CONF_KEYS:
         text = given.get(key, default)
+        if kind == "drop":
+            continue
         if kind == "tree":
             out.append((key, text or "", tree_path))
             continue

@@ -64,9 +64,9 @@ JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
 // When the job's last run ended. Slurm's end_time, but for a requeued job
 // once Slurm has finished requeuing it (batch_requeue_fini() in
 // slurmctld/job_mgr.c sets end_time to 0, moments after the requeue): then
-// the time in the preemption note preempt/timeslice left in its Comment
-// (libbudget/preemption_note.h; the note is written in the pass that
-// requeues the job, so it is the run's end to the second). Without a note
+// the time in the preemption or drain note preempt/timeslice left in its
+// Comment (libbudget/preemption_note.h; the note is written in the pass
+// that requeues the job, so it is the run's end to the second). Without one
 // (scontrol requeue, a node failure) 0: the tail since the last pass is
 // not charged (usage_charging.h). Read when a view is built, which a
 // requeue always causes (the phase is in the fingerprint), so the comment
@@ -75,6 +75,8 @@ budget::TimePoint RunEndOf(const job_record_t* job, JobPhase phase) {
   if (job->end_time != 0 || phase != JobPhase::kPending || job->restart_cnt == 0) return job->end_time;
   budget::PreemptionNote note;
   if (job->comment && budget::ParsePreemptionNote(job->comment, &note)) return note.at_time;
+  budget::DrainNote drain;
+  if (job->comment && budget::ParseDrainNote(job->comment, &drain)) return drain.at_time;
   return 0;
 }
 

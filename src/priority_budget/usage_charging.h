@@ -20,7 +20,7 @@
 //     job: the time it ran stays charged. Its start_time is not used: Slurm
 //     resets it once the requeue is done. Slurm also resets end_time then;
 //     the snapshot reads the run's end from preempt/timeslice's preemption
-//     note instead (job_snapshot.cc RunEndOf). (A requeue without a note
+//     or drain note instead (job_snapshot.cc RunEndOf). (A requeue without a note
 //     that the pass sees only after Slurm reset end_time, or a job that
 //     both ends and starts again between two passes, loses the tail: at
 //     most RecalcInterval x GPUs.)
