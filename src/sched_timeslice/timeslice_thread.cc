@@ -94,9 +94,11 @@ bool TimesliceThread::ChangedSinceLastPass() {
   const budget::TimePoint changed = NodesLastChanged();
   if (changed != nodes_seen_) return true;
   // A change in the second of the last pass, after it, is not in
-  // last_node_update's value: look again once that second is over, but not
-  // in the first moments of the next one, when the jobs due to end at the
-  // turn of the second (their ends are whole seconds) are still ending.
+  // last_node_update's value: look again once that second is over, though
+  // not in the first kSettleMillis of the next one (a change then shows by
+  // itself). Jobs that end at whole seconds, as scripts/replay/job.sh's do
+  // and as the simulator has them, are still ending in those moments: a
+  // pass then would find them running, past their protection.
   if (changed >= pass_second_) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
