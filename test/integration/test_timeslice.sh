@@ -9,7 +9,9 @@
 #   - a requeued job gets a fresh protection window when it starts again;
 #   - unallocated work (min-runtime 0) is preempted at once by allocated work;
 #   - a drained node running a long job promises when it will be empty and
-#     empties right after that job's protection ends; the drain is counted.
+#     empties right after that job's protection ends; the drain is counted;
+#   - a pass follows a change (of a node, of the standings): with
+#     TimesliceInterval=300 a drain is acted on within seconds.
 # The convergence of a 50/50 flood is test_timeslice_convergence.sh.
 # Runs on stock select/cons_tres; `SELECT_TYPE=select/topo` runs the same
 # checks over select/topo.
@@ -96,6 +98,26 @@ check "n1 is empty (drained)" poll 15 node_state_is n1 drained
 check "the automated drain is counted in timeslice_state.json" \
   bash -c "[ \$(python3 -c \"import json; print(json.load(open('$STATE/timeslice_state.json'))['automated_drains'])\") -eq $((drains_before + 1)) ]"
 check "the log says the drain is automated and when n1 will be empty" log_has "node n1 will be empty by "
+scontrol update nodename=n1 state=resume
+clear_jobs
+
+# --- A pass follows a node change, not only the interval ----------------------
+# With TimesliceInterval=300 a drain is still acted on within seconds: the
+# thread passes within 100 ms of any change of a node's state (and of new
+# standings, every 2 s here).
+sed -i 's/^TimesliceInterval=.*/TimesliceInterval=300/' "$CLUSTER_DIR/etc/budget.conf"
+grep -q '^TimesliceInterval=300' "$CLUSTER_DIR/etc/budget.conf" || echo 'TimesliceInterval=300' >>"$CLUSTER_DIR/etc/budget.conf"
+check "the thread re-reads budget.conf: a pass every 300 s" poll 10 log_has "TimesliceInterval=300 s"
+in_service() { ! sinfo -h -n "$1" -o %T | grep -q drain || { sinfo -h -n "$1" -o %T; return 1; }; }
+check "n1 is back in service" poll 15 in_service n1
+u2=$(job teamb 0 1 --resumable -w n1) || fail_now "submit u2"
+check "unallocated u2 runs on n1" wait_state "$u2" RUNNING 30
+# The interval's pass is due 300 s after the last one: only a pass that
+# follows a change can requeue u2 within 10 s.
+scontrol update nodename=n1 state=drain reason=repair2
+t0=$SECONDS
+check "u2 leaves draining n1 within 10 s, though TimesliceInterval=300" poll 10 requeued "$u2"
+echo "     u2 requeued $((SECONDS - t0)) s after the drain"
 scontrol update nodename=n1 state=resume
 clear_jobs
 
