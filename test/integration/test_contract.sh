@@ -40,8 +40,8 @@ as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM
 # --- the plugins are loaded ------------------------------------------------------
 check "slurmctld runs job_submit/contract" \
   bash -c 'scontrol show config | grep -Eq "^JobSubmitPlugins *= contract$"'
-check "job_submit/contract read budget.conf (DefaultMinRuntime=00:30)" \
-  grep -q 'job_submit/contract: loaded; MaxMinRuntime=8:00:00 DefaultMinRuntime=00:30' \
+check "job_submit/contract read budget.conf (DefaultMinRuntime=00:00:30)" \
+  grep -q 'job_submit/contract: loaded; MaxMinRuntime=08:00:00 DefaultMinRuntime=00:00:30' \
   "$CLUSTER_DIR/log/slurmctld.log"
 help=$(sbatch --help 2>&1)
 check "sbatch --help lists --min-runtime=time" contains "--min-runtime=time" "$help"
@@ -73,7 +73,7 @@ check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0)" \
 check "--requeue without --resumable gives Requeue=0" field_is "$id" Requeue 0
 check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
 check "sbatch tells a job without --min-runtime which contract it got" \
-  contains "sbatch: no --min-runtime given: this job is protected for 00:30 (DefaultMinRuntime" \
+  contains "sbatch: no --min-runtime given: this job is protected for 00:00:30 (DefaultMinRuntime" \
   "$(sbatch_out -o /dev/null --wrap true)"
 check "... and says nothing when the job declares one" \
   bash -c '! sbatch -o /dev/null --min-runtime=0:10 --wrap true 2>&1 | grep -q "no --min-runtime given"'
@@ -89,17 +89,17 @@ check "salloc --min-runtime=0:10 --resumable true works" \
   bash -c 'salloc --min-runtime=0:10 --resumable true 2>&1 | grep -q "Granted job allocation"'
 
 # --- refused contracts, with the message on the terminal -------------------------------
-check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=8:00:00" \
-  refused "sbatch: error: --min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00" --min-runtime=9:00:00 --wrap true
+check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=08:00:00" \
+  refused "sbatch: error: --min-runtime=9:00:00 exceeds MaxMinRuntime=08:00:00" --min-runtime=9:00:00 --wrap true
 check "--min-runtime=abc is refused naming abc" \
   refused 'sbatch: error: --min-runtime=abc: invalid time "abc"' --min-runtime=abc --wrap true
 check "--min-runtime=2:00:00 --time=1:00:00 is refused naming both" \
-  refused "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)" \
+  refused "--min-runtime=2:00:00 is longer than the job's time limit (01:00:00)" \
   --min-runtime=2:00:00 --time=1:00:00 --wrap true
 check "without --time the partition's DefaultTime (5 min) bounds --min-runtime" \
-  refused "--min-runtime=10 is longer than the job's time limit (05:00)" -p short --min-runtime=10 --wrap true
+  refused "--min-runtime=10 is longer than the job's time limit (00:05:00)" -p short --min-runtime=10 --wrap true
 check "without --time and DefaultTime the partition's MaxTime (10 min) bounds it" \
-  refused "--min-runtime=11 is longer than the job's time limit (10:00)" -p capped --min-runtime=11 --wrap true
+  refused "--min-runtime=11 is longer than the job's time limit (00:10:00)" -p capped --min-runtime=11 --wrap true
 id=$(submit -o /dev/null --hold -p short --time=20 --min-runtime=10 --wrap true) || fail_now "sbatch -p short --time=20"
 check "... and with --time=20 (within MaxTime=60) --min-runtime=10 is accepted" \
   field_is "$id" AdminComment "contract:min_runtime=600,resumable=0,declared=1"
@@ -107,7 +107,7 @@ check "--min-runtime= (empty) is refused" refused 'invalid time ""' --min-runtim
 check "a refusal also says why the submission failed" \
   refused "Batch job submission failed: Invalid time specified" --min-runtime=-1 --wrap true
 check "srun --min-runtime=9:00:00 is refused on the terminal" \
-  bash -c 'out=$(srun --min-runtime=9:00:00 true 2>&1); rc=$?; [ $rc -ne 0 ] && grep -q "exceeds MaxMinRuntime=8:00:00" <<<"$out" || { echo "rc=$rc: $out"; exit 1; }'
+  bash -c 'out=$(srun --min-runtime=9:00:00 true 2>&1); rc=$?; [ $rc -ne 0 ] && grep -q "exceeds MaxMinRuntime=08:00:00" <<<"$out" || { echo "rc=$rc: $out"; exit 1; }'
 
 # --- a user cannot change the contract of a running job; an operator can ----------------
 id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
