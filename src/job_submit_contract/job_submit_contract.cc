@@ -14,12 +14,21 @@
 // contract), and a job that declared no --min-runtime is told at submission
 // which contract the default gave it.
 //
+// budget.conf is read at init() and again at the first submission or update
+// after it changed (config_watch.h: one stat() per call): Slurm 22.05 has no
+// reconfigure hook for job_submit plugins, and MaxMinRuntime,
+// DefaultMinRuntime and UnknownAccount must follow an edit (and `scontrol
+// reconfigure`) as the other plugins of the suite do. A changed file that
+// does not parse keeps the settings in force, with one error in the log.
+//
 // Locks: Slurm calls job_submit() with at least the job and partition read
 // locks held, and job_modify() with the job write lock held, possibly from
-// several RPC threads at once. The plugin's only state, the configuration,
-// is written in init() before any call and read-only afterwards.
+// several RPC threads at once. The plugin's state (the settings and the
+// watch on budget.conf) is guarded by g_settings_mutex; each call works on a
+// copy of the settings.
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +47,7 @@ extern "C" {
 #pragma GCC diagnostic pop
 
 #include "libbudget/config.h"
+#include "libbudget/config_watch.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/time_string.h"
 #include "known_accounts.h"
@@ -50,9 +60,65 @@ extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 namespace {
 
-budget::BudgetConfig g_config;
-// Set in init() when UnknownAccount=reject applies (priority/budget in use).
-std::unique_ptr<budget_submit::KnownAccounts> g_known_accounts;
+// What one submission or update is checked against.
+struct Settings {
+  budget::BudgetConfig config;
+  // Set when UnknownAccount=reject applies (priority/budget in use).
+  std::shared_ptr<budget_submit::KnownAccounts> known_accounts;
+};
+
+std::mutex g_settings_mutex;
+Settings g_settings;                               // GUARDED_BY(g_settings_mutex)
+std::unique_ptr<budget::BudgetConfigWatch> g_watch;  // GUARDED_BY(g_settings_mutex)
+
+const char* PolicyName(budget::UnknownAccountPolicy policy) {
+  return policy == budget::UnknownAccountPolicy::kReject ? "reject" : "unallocated";
+}
+
+// The settings a configuration gives in this slurmctld.
+Settings SettingsFor(const budget::BudgetConfig& config) {
+  Settings settings;
+  settings.config = config;
+  if (config.unknown_account == budget::UnknownAccountPolicy::kReject && slurm_conf.priority_type &&
+      std::string(slurm_conf.priority_type) == "priority/budget" && slurm_conf.state_save_location) {
+    settings.known_accounts = std::make_shared<budget_submit::KnownAccounts>(
+        std::string(slurm_conf.state_save_location) + "/" + budget_submit::kLastGoodTreeFileName);
+  }
+  return settings;
+}
+
+void AnnounceSettings(const char* what, const budget::BudgetConfig& config) {
+  info("job_submit/contract: %s; MaxMinRuntime=%s DefaultMinRuntime=%s UnknownAccount=%s", what,
+       budget::FormatDuration(config.max_min_runtime).c_str(),
+       budget::FormatDuration(config.default_min_runtime).c_str(), PolicyName(config.unknown_account));
+}
+
+// The settings in force, budget.conf read again first if it changed.
+Settings CurrentSettings() {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  if (g_watch) {
+    budget::BudgetConfig config = g_settings.config;
+    bool missing = false;
+    budget::Status why;
+    switch (g_watch->Refresh(&config, &missing, &why)) {
+      case budget::BudgetConfigWatch::Change::kNone:
+        break;
+      case budget::BudgetConfigWatch::Change::kReloaded:
+        if (missing) info("job_submit/contract: %s not found, using the defaults", g_watch->path().c_str());
+        g_settings = SettingsFor(config);
+        AnnounceSettings(("re-read " + g_watch->path()).c_str(), config);
+        break;
+      case budget::BudgetConfigWatch::Change::kRefused:
+        error("job_submit/contract: %s; keeping the settings in force (MaxMinRuntime=%s DefaultMinRuntime=%s "
+              "UnknownAccount=%s) until the file is fixed",
+              why.message().c_str(), budget::FormatDuration(g_settings.config.max_min_runtime).c_str(),
+              budget::FormatDuration(g_settings.config.default_min_runtime).c_str(),
+              PolicyName(g_settings.config.unknown_account));
+        break;
+    }
+  }
+  return g_settings;
+}
 
 // Slurm time limits are minutes, NO_VAL (not given) or INFINITE; the core
 // takes seconds, < 0 meaning unlimited or unknown.
@@ -114,11 +180,11 @@ void SetSlurmString(char** field, const std::string& value) {
 
 // UnknownAccount=reject: the account must be bound in the allocation tree.
 // Returns the refusal, or nothing.
-std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc) {
-  if (!g_known_accounts) return std::nullopt;
+std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
+  if (!settings.known_accounts) return std::nullopt;
   std::string account = job_desc->account ? job_desc->account : "";
   std::string name = account.empty() ? std::string("(none)") : account;
-  switch (g_known_accounts->Check(account)) {
+  switch (settings.known_accounts->Check(account)) {
     case budget_submit::KnownAccounts::Verdict::kKnown:
       return std::nullopt;
     case budget_submit::KnownAccounts::Verdict::kNoTree:
@@ -132,7 +198,8 @@ std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc) {
 }
 
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
-  std::optional<std::string> account_refusal = AccountRefusal(job_desc);
+  const Settings settings = CurrentSettings();
+  std::optional<std::string> account_refusal = AccountRefusal(job_desc, settings);
   std::optional<std::string> min_runtime =
       SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME");
   std::optional<std::string> resumable =
@@ -140,7 +207,7 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   budget::JobContract contract;
   budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
                                                resumable && IsTrue(*resumable),
-                                               SubmissionTimeLimit(job_desc), g_config, &contract);
+                                               SubmissionTimeLimit(job_desc), settings.config, &contract);
   // Every reason at once: fixing one must not reveal the next.
   if (account_refusal || !st.ok()) {
     std::string message = account_refusal ? *account_refusal : "";
@@ -161,10 +228,10 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
 
 // The contract a job carries; a job submitted before the plugin was enabled
 // has none and is taken to run under the default.
-budget::JobContract CurrentContract(const job_record_t* job_ptr) {
+budget::JobContract CurrentContract(const job_record_t* job_ptr, const budget::BudgetConfig& config) {
   budget::JobContract contract;
   if (job_ptr->admin_comment && budget::ParseContractRecord(job_ptr->admin_comment, &contract)) return contract;
-  contract.min_runtime = g_config.default_min_runtime;
+  contract.min_runtime = config.default_min_runtime;
   contract.resumable = job_ptr->details && job_ptr->details->requeue;
   contract.declared = false;
   return contract;
@@ -201,13 +268,14 @@ int RefusalCode(budget::UpdateVerdict verdict) {
 }
 
 int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  const Settings settings = CurrentSettings();
   budget::ContractedJob job;
-  job.contract = CurrentContract(job_ptr);
+  job.contract = CurrentContract(job_ptr, settings.config);
   job.time_limit = LimitSeconds(job_ptr->time_limit);
   // Not start_time: for a pending job it is the scheduler's estimate.
   job.started = IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr);
   budget::ContractUpdateReview review =
-      budget::ReviewContractUpdate(job, validate_operator(submit_uid), RequestedUpdate(job_desc), g_config);
+      budget::ReviewContractUpdate(job, validate_operator(submit_uid), RequestedUpdate(job_desc), settings.config);
   switch (review.verdict) {
     case budget::UpdateVerdict::kUnchanged:
     case budget::UpdateVerdict::kChanged:
@@ -249,24 +317,20 @@ extern "C" {
 int init(void) {
   try {
     const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
-    std::string path = budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
+    auto watch = std::make_unique<budget::BudgetConfigWatch>(
+        budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf"));
     budget::BudgetConfig config;
     bool missing = false;
-    budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+    budget::Status st = watch->Load(&config, &missing);
     if (!st.ok()) {
       error("job_submit/contract: %s", st.message().c_str());
       return SLURM_ERROR;
     }
-    if (missing) info("job_submit/contract: %s not found, using the defaults", path.c_str());
-    g_config = config;
-    if (config.unknown_account == budget::UnknownAccountPolicy::kReject && slurm_conf.priority_type &&
-        std::string(slurm_conf.priority_type) == "priority/budget" && slurm_conf.state_save_location) {
-      g_known_accounts = std::make_unique<budget_submit::KnownAccounts>(
-          std::string(slurm_conf.state_save_location) + "/" + budget_submit::kLastGoodTreeFileName);
-    }
-    info("job_submit/contract: loaded; MaxMinRuntime=%s DefaultMinRuntime=%s",
-         budget::FormatDuration(g_config.max_min_runtime).c_str(),
-         budget::FormatDuration(g_config.default_min_runtime).c_str());
+    if (missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
+    std::lock_guard<std::mutex> lock(g_settings_mutex);
+    g_settings = SettingsFor(config);
+    g_watch = std::move(watch);
+    AnnounceSettings("loaded", config);
     return SLURM_SUCCESS;
   } catch (...) {
     error("job_submit/contract: init failed on an internal error");
@@ -274,7 +338,12 @@ int init(void) {
   }
 }
 
-int fini(void) { return SLURM_SUCCESS; }
+int fini(void) {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  g_watch.reset();
+  g_settings = Settings();
+  return SLURM_SUCCESS;
+}
 
 int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   try {

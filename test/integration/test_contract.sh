@@ -161,8 +161,22 @@ scancel "$held"
 
 check "slurmctld survived every request" bash -c 'scontrol ping | grep -q "is UP"'
 
-# --- budget.conf: missing means defaults, bad means slurmctld refuses to start --------
+# --- an edited budget.conf applies after scontrol reconfigure -----------------------------
 conf_dir=$CLUSTER_DIR/etc
+printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMinRuntime=0:30\n' > "$conf_dir/budget.conf"
+check "scontrol reconfigure after lowering MaxMinRuntime to 1:00:00" scontrol reconfigure
+check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused naming MaxMinRuntime=01:00:00" \
+  refused "--min-runtime=2:00:00 exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
+check "... and the log says budget.conf was re-read" \
+  grep -q "job_submit/contract: re-read $conf_dir/budget.conf; MaxMinRuntime=01:00:00" "$CLUSTER_DIR/log/slurmctld.log"
+printf 'MaxMinRuntime=1:00:00\nMaxMinRuntme=2:00:00\n' > "$conf_dir/budget.conf"
+check "a broken edit keeps the settings in force (--min-runtime=2:00:00 still refused)" \
+  refused "exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
+check "... and the log names file, line and key of the broken edit" \
+  grep -q "job_submit/contract: $conf_dir/budget.conf:2: unknown key \"MaxMinRuntme\"; keeping the settings in force" \
+  "$CLUSTER_DIR/log/slurmctld.log"
+
+# --- budget.conf: missing means defaults, bad means slurmctld refuses to start --------
 rm -f "$conf_dir/budget.conf"
 check "without budget.conf slurmctld restarts" "$CLUSTER" restart-ctld
 check "the recorded contract survives the restart" \
