@@ -322,10 +322,9 @@ int init(void) {
     budget::BudgetConfig config;
     bool missing = false;
     budget::Status st = watch->Load(&config, &missing);
-    if (!st.ok()) {
-      error("job_submit/contract: %s", st.message().c_str());
-      return SLURM_ERROR;
-    }
+    // One fatal line naming file, line and key, the last line slurmctld
+    // prints (were init() to fail, Slurm would end with a line of its own).
+    if (!st.ok()) fatal("job_submit/contract: %s", st.message().c_str());
     if (missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
     std::lock_guard<std::mutex> lock(g_settings_mutex);
     g_settings = SettingsFor(config);
