@@ -102,6 +102,12 @@ void AfterChange() {
 
 std::string StateSaveDir() { return slurm_conf.state_save_location ? slurm_conf.state_save_location : ""; }
 
+// slurmctld loads every select_*.so in PluginDir, whatever SelectType says;
+// only the SelectType steers, and only it reads budget.conf.
+bool SteersHere() {
+  return running_in_slurmctld() && slurm_conf.select_type && std::string(slurm_conf.select_type) == plugin_type;
+}
+
 // budget.conf beside slurm.conf: HeroWait and DefaultMinRuntime. A missing
 // file means the defaults. A bad one stops slurmctld at init with one fatal
 // line naming file, line and key (the last line it prints: were init() to
@@ -143,7 +149,7 @@ int init(void) {
     error("select/topo: cannot load %s", kWrapped);
     return SLURM_ERROR;
   }
-  if (!running_in_slurmctld()) return SLURM_SUCCESS;
+  if (!SteersHere()) return SLURM_SUCCESS;
   try {
     return LoadSteeringConfig(true) ? SLURM_SUCCESS : SLURM_ERROR;
   } catch (...) {
@@ -305,7 +311,7 @@ int select_p_update_node_config(int index) {
 
 int select_p_reconfigure(void) {
   int rc = g_cons_tres.reconfigure();
-  if (running_in_slurmctld()) {
+  if (SteersHere()) {
     try {
       LoadSteeringConfig(false);  // a bad budget.conf keeps the previous values
     } catch (...) {
