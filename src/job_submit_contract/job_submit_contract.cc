@@ -1,8 +1,10 @@
 // job_submit/contract (`JobSubmitPlugins=contract`): admits the contract a job
 // declares with `--min-runtime` / `--resumable` (spank/contract puts them in
 // job_desc->spank_job_env), records it in the job's AdminComment and makes
-// the requeue flag follow `--resumable`. On `scontrol update` it keeps an
-// owner from changing the contract of a started job.
+// the requeue flag follow `--resumable`, and writes the admitted contract
+// where the job's processes read it (PublishContract: SLURM_SPANK_MIN_RUNTIME
+// in seconds). On `scontrol update` it keeps an owner from changing the
+// contract of a started job.
 //
 // A thin adapter: translate Slurm's records, ask the core (job_contract.h),
 // apply the answer. Every rule and message lives in the core.
@@ -172,6 +174,47 @@ std::optional<std::string> SpankEnv(char** env, uint32_t size, std::string_view 
 
 bool IsTrue(const std::string& value) { return !value.empty() && value != "0"; }
 
+// The --min-runtime text of a request: MIN_RUNTIME_OPTION, or from an older
+// spank/contract, MIN_RUNTIME (job_contract.h).
+std::optional<std::string> MinRuntimeText(const job_desc_msg_t* job_desc) {
+  if (auto text = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankMinRuntimeOption))
+    return text;
+  return SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankMinRuntime);
+}
+
+// Sets "NAME=value" in an xmalloc'ed environment array owned by Slurm,
+// replacing the entry of that name if there is one.
+void SetEnvEntry(char*** env, uint32_t* size, const std::string& name, const std::string& value) {
+  const std::string entry = name + "=" + value;
+  for (uint32_t i = 0; *env && i < *size; ++i) {
+    if ((*env)[i] && std::string_view((*env)[i]).substr(0, name.size() + 1) == name + "=") {
+      xfree((*env)[i]);
+      (*env)[i] = xstrdup(entry.c_str());
+      return;
+    }
+  }
+  xrealloc(*env, sizeof(char*) * (*size + 2));
+  (*env)[(*size)++] = xstrdup(entry.c_str());
+  (*env)[*size] = nullptr;
+}
+
+// The admitted contract, where the job's processes read it: its SPANK
+// environment (prolog, epilog) and, for a batch job, the environment of its
+// script, which sbatch filled with the options as typed (or with nothing,
+// or with those of an enclosing job, when the default applied). srun and
+// salloc jobs get it from spank/contract.
+void PublishContract(job_desc_msg_t* job_desc, const budget::JobContract& contract) {
+  const std::string seconds = std::to_string(contract.min_runtime < 0 ? 0 : contract.min_runtime);
+  const std::string resumable = contract.resumable ? "1" : "0";
+  SetEnvEntry(&job_desc->spank_job_env, &job_desc->spank_job_env_size, budget::kSpankMinRuntime, seconds);
+  SetEnvEntry(&job_desc->spank_job_env, &job_desc->spank_job_env_size, budget::kSpankResumable, resumable);
+  if (!job_desc->script) return;
+  SetEnvEntry(&job_desc->environment, &job_desc->env_size, std::string("SLURM_SPANK_") + budget::kSpankMinRuntime,
+              seconds);
+  SetEnvEntry(&job_desc->environment, &job_desc->env_size, std::string("SLURM_SPANK_") + budget::kSpankResumable,
+              resumable);
+}
+
 // Replaces an xmalloc'ed string owned by Slurm.
 void SetSlurmString(char** field, const std::string& value) {
   xfree(*field);
@@ -200,10 +243,9 @@ std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const 
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   const Settings settings = CurrentSettings();
   std::optional<std::string> account_refusal = AccountRefusal(job_desc, settings);
-  std::optional<std::string> min_runtime =
-      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME");
+  std::optional<std::string> min_runtime = MinRuntimeText(job_desc);
   std::optional<std::string> resumable =
-      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "RESUMABLE");
+      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankResumable);
   budget::JobContract contract;
   budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
                                                resumable && IsTrue(*resumable),
@@ -220,6 +262,7 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   SetSlurmString(&job_desc->admin_comment,
                  budget::ReplaceContractRecord(job_desc->admin_comment ? job_desc->admin_comment : "", contract));
   job_desc->requeue = contract.resumable ? 1 : 0;
+  PublishContract(job_desc, contract);
   // Shown by sbatch/srun/salloc on success: a job that declared nothing is
   // told which contract it got.
   if (!contract.declared && err_msg) *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
@@ -245,10 +288,8 @@ budget::ContractUpdate RequestedUpdate(const job_desc_msg_t* job_desc) {
     update.min_runtime_text = budget::FormatDuration(in_comment.min_runtime);
     update.resumable = in_comment.resumable;
   }
-  if (auto text = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME")) {
-    update.min_runtime_text = *text;
-  }
-  if (auto flag = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "RESUMABLE")) {
+  if (auto text = MinRuntimeText(job_desc)) update.min_runtime_text = *text;
+  if (auto flag = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankResumable)) {
     update.resumable = IsTrue(*flag);
   }
   if (job_desc->requeue != NO_VAL16) update.resumable = job_desc->requeue != 0;

@@ -25,6 +25,24 @@ void AssertContains(const std::string& text, const char* part) {
   if (text.find(part) == std::string::npos) fail_msg("\"%s\" lacks \"%s\"", text.c_str(), part);
 }
 
+void test_the_option_alone_reads_as_at_submission(void**) {
+  Seconds s = -1;
+  assert_true(budget::ParseMinRuntimeOption("15", &s).ok());
+  assert_int_equal(s, 900);  // 15 min
+  // The same message as ValidateContract's for the same text.
+  for (const char* bad : {"abc", "", "-1", "1:2:3:4"}) {
+    Seconds untouched = 42;
+    Status alone = budget::ParseMinRuntimeOption(bad, &untouched);
+    JobContract c;
+    Status at_submission = budget::ValidateContract(bad, false, kUnlimited, Defaults(), &c);
+    assert_false(alone.ok());
+    assert_int_equal(untouched, 42);
+    assert_string_equal(alone.message().c_str(), at_submission.message().c_str());
+  }
+  Seconds x = 0;
+  AssertContains(budget::ParseMinRuntimeOption("abc", &x).message(), "--min-runtime=abc: invalid time \"abc\"");
+}
+
 void test_absent_min_runtime_gets_the_default(void**) {
   BudgetConfig config = Defaults();
   config.default_min_runtime = 600;
@@ -329,6 +347,7 @@ int main(void) {
       cmocka_unit_test(test_time_limit_below_min_runtime_is_refused),
       cmocka_unit_test(test_update_validates_like_submission),
       cmocka_unit_test(test_default_contract_is_cut_to_a_shorter_limit),
+      cmocka_unit_test(test_the_option_alone_reads_as_at_submission),
   };
   return cmocka_run_group_tests_name("job_contract", tests, nullptr, nullptr);
 }

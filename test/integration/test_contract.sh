@@ -51,14 +51,21 @@ check "salloc --help lists --resumable" contains "--resumable" "$(salloc --help 
 
 # --- accepted contracts --------------------------------------------------------------
 out=$CLUSTER_DIR/env.out
-id=$(submit -o "$out" --min-runtime=15 --resumable --wrap 'sleep 1; echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"') \
+# The batch script, a step of it, and a step that gives --min-runtime=abc.
+id=$(submit -o "$out" --min-runtime=15 --resumable --wrap 'sleep 1; echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"
+srun bash -c "echo step MR=\$SLURM_SPANK_MIN_RUNTIME R=\$SLURM_SPANK_RESUMABLE"
+srun --min-runtime=abc true; echo "abc rc=$?"') \
   || fail_now "sbatch --min-runtime=15 --resumable is accepted"
 check "sbatch --min-runtime=15 --resumable is accepted and runs to completion" wait_state "$id" COMPLETED 30
 # 15 min = 900 s.
 check "the contract is recorded in AdminComment" \
   field_is "$id" AdminComment "contract:min_runtime=900,resumable=1,declared=1"
 check "--resumable makes the job requeueable (Requeue=1)" field_is "$id" Requeue 1
-check "the batch job sees SLURM_SPANK_MIN_RUNTIME and SLURM_SPANK_RESUMABLE" grep -qx 'MR=15 R=1' "$out"
+# SLURM_SPANK_MIN_RUNTIME holds seconds: 15 min = 900.
+check "the batch job sees SLURM_SPANK_MIN_RUNTIME=900 (seconds) and SLURM_SPANK_RESUMABLE=1" grep -qx 'MR=900 R=1' "$out"
+check "... and so does a step of it" grep -qx 'step MR=900 R=1' "$out"
+check "srun --min-runtime=abc inside the allocation fails with sbatch's message" \
+  bash -c "grep -q 'srun: error: --min-runtime=abc: invalid time \"abc\"' '$out' && grep -qx 'abc rc=1' '$out'"
 
 id=$(submit -o /dev/null --min-runtime=0:20 --wrap 'true') || fail_now "sbatch --min-runtime=0:20"
 check "a job without --resumable completes" wait_state "$id" COMPLETED 30
@@ -66,12 +73,15 @@ check "a job without --resumable is not requeued (Requeue=0)" field_is "$id" Req
 check "... and its record says resumable=0" \
   field_is "$id" AdminComment "contract:min_runtime=20,resumable=0,declared=1"
 
-id=$(submit -o /dev/null --requeue --wrap 'true') || fail_now "sbatch without --min-runtime"
+out_default=$CLUSTER_DIR/env-default.out
+id=$(submit -o "$out_default" --requeue --wrap 'echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"') \
+  || fail_now "sbatch without --min-runtime"
 # DefaultMinRuntime=0:30 = 30 s, not declared; --requeue without --resumable is overruled.
 check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0)" \
   field_is "$id" AdminComment "contract:min_runtime=30,resumable=0,declared=0"
 check "--requeue without --resumable gives Requeue=0" field_is "$id" Requeue 0
 check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
+check "... and sees the default in seconds (SLURM_SPANK_MIN_RUNTIME=30, RESUMABLE=0)" grep -qx 'MR=30 R=0' "$out_default"
 check "sbatch tells a job without --min-runtime which contract it got" \
   contains "sbatch: no --min-runtime given: this job is protected for 00:00:30 (DefaultMinRuntime" \
   "$(sbatch_out -o /dev/null --wrap true)"
@@ -85,8 +95,18 @@ srun_id=$(srun --min-runtime=0:05 bash -c 'echo $SLURM_JOB_ID' 2>&1)
 check "srun --min-runtime=0:05 true works" is_job_id "$srun_id"
 check "the srun job's contract is recorded (5 s)" \
   field_is "$srun_id" AdminComment "contract:min_runtime=5,resumable=0,declared=1"
+# show_mr: prints SLURM_SPANK_MIN_RUNTIME of the shell, then of an srun step.
+show_mr=$CLUSTER_DIR/show_mr.sh
+printf '%s\n' 'echo "MR=$SLURM_SPANK_MIN_RUNTIME"' 'srun bash -c '"'"'echo "step MR=$SLURM_SPANK_MIN_RUNTIME"'"'"'' > "$show_mr"
+check "an srun job sees its contract in seconds (--min-runtime=0:05: 5)" \
+  contains "MR=5" "$(srun --min-runtime=0:05 bash -c 'echo "MR=$SLURM_SPANK_MIN_RUNTIME"' 2>/dev/null)"
+check "... and the default when it declares none (30)" \
+  contains "MR=30" "$(srun bash -c 'echo "MR=$SLURM_SPANK_MIN_RUNTIME"' 2>/dev/null)"
 check "salloc --min-runtime=0:10 --resumable true works" \
   bash -c 'salloc --min-runtime=0:10 --resumable true 2>&1 | grep -q "Granted job allocation"'
+salloc_out=$(salloc --min-runtime=0:10 bash "$show_mr" 2>/dev/null)
+check "salloc's shell sees 10 (seconds)" contains "MR=10" "$salloc_out"
+check "... and so do its steps" contains "step MR=10" "$salloc_out"
 
 # --- refused contracts, with the message on the terminal -------------------------------
 check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=08:00:00" \
