@@ -45,6 +45,8 @@ check "and PreemptType=preempt/timeslice, PriorityType=priority/budget, SelectTy
   bash -c "grep -qx 'PreemptType=preempt/timeslice' '$SLURM_CONF' && grep -qx 'PriorityType=priority/budget' '$SLURM_CONF' && grep -qx 'SelectType=select/topo' '$SLURM_CONF'"
 log_has() { grep -q -- "$1" "$LOG" || { echo "no '$1' in $LOG"; return 1; }; }
 check "the time-slicing thread runs in preempt/timeslice" poll 20 log_has "preempt/timeslice: loaded; a pass every 2 s"
+check "the example as shipped draws no warning from preempt/timeslice (test_slurm_settings.sh)" \
+  bash -c "! grep 'preempt/timeslice: WARNING' '$LOG'"
 
 # sleep_job ACCOUNT GPUS MINUTES MIN_RUNTIME [sbatch args...]
 sleep_job() {
