@@ -82,7 +82,9 @@ void WarnOfConflictingSettings() {
   settings.priority_type = slurm_conf.priority_type ? slurm_conf.priority_type : "";
   const uint32_t exempt = slurm_conf.preempt_exempt_time;
   settings.preempt_exempt_time = exempt == NO_VAL || exempt == INFINITE ? 0 : exempt;
-  for (const std::string& line : budget::SuiteSettingWarnings(settings)) info("preempt/timeslice: WARNING: %s", line.c_str());
+  for (const std::string& line : budget::SuiteSettingWarnings(settings)) {
+    info("preempt/timeslice: WARNING: %s", line.c_str());
+  }
 }
 
 int GetData(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
