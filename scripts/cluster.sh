@@ -2,7 +2,10 @@
 # A real Slurm cluster on this machine, for the demo and the integration
 # tests: munged, one slurmctld and N slurmd (default 4 nodes x 8 fake GPUs),
 # in a private directory with non-default ports, with the suite's plugins
-# loaded from the build tree.
+# copied from the build tree. The SPANK plugin is on the plugin stack as the
+# docs install it: plugstack.conf includes plugstack.conf.d/*.conf (Debian's
+# layout), and plugstack.conf.d/contract.conf is etc/plugstack.conf.d/contract.conf
+# with the cluster's plugin path.
 #
 #   scripts/cluster.sh start [-n NODES] [-g GPUS_PER_NODE]
 #   scripts/cluster.sh stop
@@ -81,14 +84,17 @@ stock_plugindir() {
   die "Slurm's plugin directory was not found (is slurm-wlm installed?)"
 }
 
-# Links every plugin of the suite built in $build into $dir/plugins, which
-# comes first in PluginDir.
+# Copies every plugin of the suite built in $build into $dir/plugins, which
+# comes first in PluginDir. Copies, not links: the clients run by users other
+# than root (sbatch, srun, salloc load spank_contract.so) must reach them
+# wherever the build tree lives, e.g. under /root (0700).
 stage_plugins() {
   mkdir -p "$dir/plugins"
+  chmod 0755 "$dir" "$dir/plugins"
   rm -f "$dir/plugins"/*.so
   local so
   while IFS= read -r so; do
-    ln -sf "$so" "$dir/plugins/$(basename "$so")"
+    install -m 0755 "$so" "$dir/plugins/$(basename "$so")"
   done < <(find "$build/src" -path '*/.libs/*.so' \( -name 'priority_*' -o -name 'sched_*' \
              -o -name 'select_*' -o -name 'preempt_*' -o -name 'job_submit_*' -o -name 'spank_*' \) 2>/dev/null)
 }
@@ -173,11 +179,15 @@ Name=gpu File=$dir/dev/nvidia[0-$last]
 CONF
   [ "$gpus" -eq 1 ] && printf 'AutoDetect=off\nName=gpu File=%s/dev/nvidia0\n' "$dir" > "$dir/etc/gres.conf"
 
+  # Debian's plugstack.conf, and the suite's file in plugstack.conf.d.
+  mkdir -p "$dir/etc/plugstack.conf.d"
+  echo "include $dir/etc/plugstack.conf.d/*.conf" > "$dir/etc/plugstack.conf"
   local spank="$dir/plugins/spank_contract.so"
   if [ -e "$spank" ]; then
-    echo "required $spank" > "$dir/etc/plugstack.conf"
-  else
-    : > "$dir/etc/plugstack.conf"
+    sed "s|^required .*/spank_contract.so\$|required $spank|" "$repo/etc/plugstack.conf.d/contract.conf" \
+      > "$dir/etc/plugstack.conf.d/contract.conf"
+    grep -qx "required $spank" "$dir/etc/plugstack.conf.d/contract.conf" \
+      || die "etc/plugstack.conf.d/contract.conf has no 'required .../spank_contract.so' line"
   fi
 
   if [ -n "${BUDGET_TREE_JSON:-}" ]; then

@@ -1,8 +1,10 @@
 // job_submit/contract (`JobSubmitPlugins=contract`): admits the contract a job
 // declares with `--min-runtime` / `--resumable` (spank/contract puts them in
 // job_desc->spank_job_env), records it in the job's AdminComment and makes
-// the requeue flag follow `--resumable`. On `scontrol update` it keeps an
-// owner from changing the contract of a started job.
+// the requeue flag follow `--resumable`, and writes the admitted contract
+// where the job's processes read it (PublishContract: SLURM_SPANK_MIN_RUNTIME
+// in seconds). On `scontrol update` it keeps an owner from changing the
+// contract of a started job.
 //
 // A thin adapter: translate Slurm's records, ask the core (job_contract.h),
 // apply the answer. Every rule and message lives in the core.
@@ -14,12 +16,21 @@
 // contract), and a job that declared no --min-runtime is told at submission
 // which contract the default gave it.
 //
+// budget.conf is read at init() and again at the first submission or update
+// after it changed (config_watch.h: one stat() per call): Slurm 22.05 has no
+// reconfigure hook for job_submit plugins, and MaxMinRuntime,
+// DefaultMinRuntime and UnknownAccount must follow an edit (and `scontrol
+// reconfigure`) as the other plugins of the suite do. A changed file that
+// does not parse keeps the settings in force, with one error in the log.
+//
 // Locks: Slurm calls job_submit() with at least the job and partition read
 // locks held, and job_modify() with the job write lock held, possibly from
-// several RPC threads at once. The plugin's only state, the configuration,
-// is written in init() before any call and read-only afterwards.
+// several RPC threads at once. The plugin's state (the settings and the
+// watch on budget.conf) is guarded by g_settings_mutex; each call works on a
+// copy of the settings.
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +49,7 @@ extern "C" {
 #pragma GCC diagnostic pop
 
 #include "libbudget/config.h"
+#include "libbudget/config_watch.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/time_string.h"
 #include "known_accounts.h"
@@ -50,9 +62,65 @@ extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 namespace {
 
-budget::BudgetConfig g_config;
-// Set in init() when UnknownAccount=reject applies (priority/budget in use).
-std::unique_ptr<budget_submit::KnownAccounts> g_known_accounts;
+// What one submission or update is checked against.
+struct Settings {
+  budget::BudgetConfig config;
+  // Set when UnknownAccount=reject applies (priority/budget in use).
+  std::shared_ptr<budget_submit::KnownAccounts> known_accounts;
+};
+
+std::mutex g_settings_mutex;
+Settings g_settings;                               // GUARDED_BY(g_settings_mutex)
+std::unique_ptr<budget::BudgetConfigWatch> g_watch;  // GUARDED_BY(g_settings_mutex)
+
+const char* PolicyName(budget::UnknownAccountPolicy policy) {
+  return policy == budget::UnknownAccountPolicy::kReject ? "reject" : "unallocated";
+}
+
+// The settings a configuration gives in this slurmctld.
+Settings SettingsFor(const budget::BudgetConfig& config) {
+  Settings settings;
+  settings.config = config;
+  if (config.unknown_account == budget::UnknownAccountPolicy::kReject && slurm_conf.priority_type &&
+      std::string(slurm_conf.priority_type) == "priority/budget" && slurm_conf.state_save_location) {
+    settings.known_accounts = std::make_shared<budget_submit::KnownAccounts>(
+        std::string(slurm_conf.state_save_location) + "/" + budget_submit::kLastGoodTreeFileName);
+  }
+  return settings;
+}
+
+void AnnounceSettings(const char* what, const budget::BudgetConfig& config) {
+  info("job_submit/contract: %s; MaxMinRuntime=%s DefaultMinRuntime=%s UnknownAccount=%s", what,
+       budget::FormatDuration(config.max_min_runtime).c_str(),
+       budget::FormatDuration(config.default_min_runtime).c_str(), PolicyName(config.unknown_account));
+}
+
+// The settings in force, budget.conf read again first if it changed.
+Settings CurrentSettings() {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  if (g_watch) {
+    budget::BudgetConfig config = g_settings.config;
+    bool missing = false;
+    budget::Status why;
+    switch (g_watch->Refresh(&config, &missing, &why)) {
+      case budget::BudgetConfigWatch::Change::kNone:
+        break;
+      case budget::BudgetConfigWatch::Change::kReloaded:
+        if (missing) info("job_submit/contract: %s not found, using the defaults", g_watch->path().c_str());
+        g_settings = SettingsFor(config);
+        AnnounceSettings(("re-read " + g_watch->path()).c_str(), config);
+        break;
+      case budget::BudgetConfigWatch::Change::kRefused:
+        error("job_submit/contract: %s; keeping the settings in force (MaxMinRuntime=%s DefaultMinRuntime=%s "
+              "UnknownAccount=%s) until the file is fixed",
+              why.message().c_str(), budget::FormatDuration(g_settings.config.max_min_runtime).c_str(),
+              budget::FormatDuration(g_settings.config.default_min_runtime).c_str(),
+              PolicyName(g_settings.config.unknown_account));
+        break;
+    }
+  }
+  return g_settings;
+}
 
 // Slurm time limits are minutes, NO_VAL (not given) or INFINITE; the core
 // takes seconds, < 0 meaning unlimited or unknown.
@@ -106,6 +174,47 @@ std::optional<std::string> SpankEnv(char** env, uint32_t size, std::string_view 
 
 bool IsTrue(const std::string& value) { return !value.empty() && value != "0"; }
 
+// The --min-runtime text of a request: MIN_RUNTIME_OPTION, or from an older
+// spank/contract, MIN_RUNTIME (job_contract.h).
+std::optional<std::string> MinRuntimeText(const job_desc_msg_t* job_desc) {
+  if (auto text = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankMinRuntimeOption))
+    return text;
+  return SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankMinRuntime);
+}
+
+// Sets "NAME=value" in an xmalloc'ed environment array owned by Slurm,
+// replacing the entry of that name if there is one.
+void SetEnvEntry(char*** env, uint32_t* size, const std::string& name, const std::string& value) {
+  const std::string entry = name + "=" + value;
+  for (uint32_t i = 0; *env && i < *size; ++i) {
+    if ((*env)[i] && std::string_view((*env)[i]).substr(0, name.size() + 1) == name + "=") {
+      xfree((*env)[i]);
+      (*env)[i] = xstrdup(entry.c_str());
+      return;
+    }
+  }
+  xrealloc(*env, sizeof(char*) * (*size + 2));
+  (*env)[(*size)++] = xstrdup(entry.c_str());
+  (*env)[*size] = nullptr;
+}
+
+// The admitted contract, where the job's processes read it: its SPANK
+// environment (prolog, epilog) and, for a batch job, the environment of its
+// script, which sbatch filled with the options as typed (or with nothing,
+// or with those of an enclosing job, when the default applied). srun and
+// salloc jobs get it from spank/contract.
+void PublishContract(job_desc_msg_t* job_desc, const budget::JobContract& contract) {
+  const std::string seconds = std::to_string(contract.min_runtime < 0 ? 0 : contract.min_runtime);
+  const std::string resumable = contract.resumable ? "1" : "0";
+  SetEnvEntry(&job_desc->spank_job_env, &job_desc->spank_job_env_size, budget::kSpankMinRuntime, seconds);
+  SetEnvEntry(&job_desc->spank_job_env, &job_desc->spank_job_env_size, budget::kSpankResumable, resumable);
+  if (!job_desc->script) return;
+  SetEnvEntry(&job_desc->environment, &job_desc->env_size, std::string("SLURM_SPANK_") + budget::kSpankMinRuntime,
+              seconds);
+  SetEnvEntry(&job_desc->environment, &job_desc->env_size, std::string("SLURM_SPANK_") + budget::kSpankResumable,
+              resumable);
+}
+
 // Replaces an xmalloc'ed string owned by Slurm.
 void SetSlurmString(char** field, const std::string& value) {
   xfree(*field);
@@ -114,11 +223,11 @@ void SetSlurmString(char** field, const std::string& value) {
 
 // UnknownAccount=reject: the account must be bound in the allocation tree.
 // Returns the refusal, or nothing.
-std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc) {
-  if (!g_known_accounts) return std::nullopt;
+std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
+  if (!settings.known_accounts) return std::nullopt;
   std::string account = job_desc->account ? job_desc->account : "";
   std::string name = account.empty() ? std::string("(none)") : account;
-  switch (g_known_accounts->Check(account)) {
+  switch (settings.known_accounts->Check(account)) {
     case budget_submit::KnownAccounts::Verdict::kKnown:
       return std::nullopt;
     case budget_submit::KnownAccounts::Verdict::kNoTree:
@@ -132,15 +241,15 @@ std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc) {
 }
 
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
-  std::optional<std::string> account_refusal = AccountRefusal(job_desc);
-  std::optional<std::string> min_runtime =
-      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME");
+  const Settings settings = CurrentSettings();
+  std::optional<std::string> account_refusal = AccountRefusal(job_desc, settings);
+  std::optional<std::string> min_runtime = MinRuntimeText(job_desc);
   std::optional<std::string> resumable =
-      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "RESUMABLE");
+      SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankResumable);
   budget::JobContract contract;
   budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
                                                resumable && IsTrue(*resumable),
-                                               SubmissionTimeLimit(job_desc), g_config, &contract);
+                                               SubmissionTimeLimit(job_desc), settings.config, &contract);
   // Every reason at once: fixing one must not reveal the next.
   if (account_refusal || !st.ok()) {
     std::string message = account_refusal ? *account_refusal : "";
@@ -153,6 +262,7 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   SetSlurmString(&job_desc->admin_comment,
                  budget::ReplaceContractRecord(job_desc->admin_comment ? job_desc->admin_comment : "", contract));
   job_desc->requeue = contract.resumable ? 1 : 0;
+  PublishContract(job_desc, contract);
   // Shown by sbatch/srun/salloc on success: a job that declared nothing is
   // told which contract it got.
   if (!contract.declared && err_msg) *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
@@ -161,10 +271,10 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
 
 // The contract a job carries; a job submitted before the plugin was enabled
 // has none and is taken to run under the default.
-budget::JobContract CurrentContract(const job_record_t* job_ptr) {
+budget::JobContract CurrentContract(const job_record_t* job_ptr, const budget::BudgetConfig& config) {
   budget::JobContract contract;
   if (job_ptr->admin_comment && budget::ParseContractRecord(job_ptr->admin_comment, &contract)) return contract;
-  contract.min_runtime = g_config.default_min_runtime;
+  contract.min_runtime = config.default_min_runtime;
   contract.resumable = job_ptr->details && job_ptr->details->requeue;
   contract.declared = false;
   return contract;
@@ -178,10 +288,8 @@ budget::ContractUpdate RequestedUpdate(const job_desc_msg_t* job_desc) {
     update.min_runtime_text = budget::FormatDuration(in_comment.min_runtime);
     update.resumable = in_comment.resumable;
   }
-  if (auto text = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "MIN_RUNTIME")) {
-    update.min_runtime_text = *text;
-  }
-  if (auto flag = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, "RESUMABLE")) {
+  if (auto text = MinRuntimeText(job_desc)) update.min_runtime_text = *text;
+  if (auto flag = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankResumable)) {
     update.resumable = IsTrue(*flag);
   }
   if (job_desc->requeue != NO_VAL16) update.resumable = job_desc->requeue != 0;
@@ -201,13 +309,14 @@ int RefusalCode(budget::UpdateVerdict verdict) {
 }
 
 int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  const Settings settings = CurrentSettings();
   budget::ContractedJob job;
-  job.contract = CurrentContract(job_ptr);
+  job.contract = CurrentContract(job_ptr, settings.config);
   job.time_limit = LimitSeconds(job_ptr->time_limit);
   // Not start_time: for a pending job it is the scheduler's estimate.
   job.started = IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr);
   budget::ContractUpdateReview review =
-      budget::ReviewContractUpdate(job, validate_operator(submit_uid), RequestedUpdate(job_desc), g_config);
+      budget::ReviewContractUpdate(job, validate_operator(submit_uid), RequestedUpdate(job_desc), settings.config);
   switch (review.verdict) {
     case budget::UpdateVerdict::kUnchanged:
     case budget::UpdateVerdict::kChanged:
@@ -249,24 +358,19 @@ extern "C" {
 int init(void) {
   try {
     const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
-    std::string path = budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
+    auto watch = std::make_unique<budget::BudgetConfigWatch>(
+        budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf"));
     budget::BudgetConfig config;
     bool missing = false;
-    budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
-    if (!st.ok()) {
-      error("job_submit/contract: %s", st.message().c_str());
-      return SLURM_ERROR;
-    }
-    if (missing) info("job_submit/contract: %s not found, using the defaults", path.c_str());
-    g_config = config;
-    if (config.unknown_account == budget::UnknownAccountPolicy::kReject && slurm_conf.priority_type &&
-        std::string(slurm_conf.priority_type) == "priority/budget" && slurm_conf.state_save_location) {
-      g_known_accounts = std::make_unique<budget_submit::KnownAccounts>(
-          std::string(slurm_conf.state_save_location) + "/" + budget_submit::kLastGoodTreeFileName);
-    }
-    info("job_submit/contract: loaded; MaxMinRuntime=%s DefaultMinRuntime=%s",
-         budget::FormatDuration(g_config.max_min_runtime).c_str(),
-         budget::FormatDuration(g_config.default_min_runtime).c_str());
+    budget::Status st = watch->Load(&config, &missing);
+    // One fatal line naming file, line and key, the last line slurmctld
+    // prints (were init() to fail, Slurm would end with a line of its own).
+    if (!st.ok()) fatal("job_submit/contract: %s", st.message().c_str());
+    if (missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
+    std::lock_guard<std::mutex> lock(g_settings_mutex);
+    g_settings = SettingsFor(config);
+    g_watch = std::move(watch);
+    AnnounceSettings("loaded", config);
     return SLURM_SUCCESS;
   } catch (...) {
     error("job_submit/contract: init failed on an internal error");
@@ -274,7 +378,12 @@ int init(void) {
   }
 }
 
-int fini(void) { return SLURM_SUCCESS; }
+int fini(void) {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  g_watch.reset();
+  g_settings = Settings();
+  return SLURM_SUCCESS;
+}
 
 int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   try {

@@ -86,7 +86,7 @@ const BadCase kBad[] = {
     {"UnknownAccount=maybe\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated, got \"maybe\""},
     {"UnknownAccount=rej\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated"},
     {"LookbackWindow=10:00\nLedgerBucket=1:00:00\n",
-     "budget.conf: LedgerBucket (1:00:00) is longer than LookbackWindow (10:00)"},
+     "budget.conf: LedgerBucket (01:00:00) is longer than LookbackWindow (00:10:00)"},
     {"ReportDir=shared/reports\n", "budget.conf:1: key ReportDir: must be an absolute directory"},
     {"ReportDir=\n", "budget.conf:1: key ReportDir: must be an absolute directory"},
     {"QuickStartGpus=-1\n", "budget.conf:1: key QuickStartGpus: must be a whole number of GPUs, got \"-1\""},
@@ -95,7 +95,7 @@ const BadCase kBad[] = {
     {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
     {"HeroMinNodes=x\n", "budget.conf:1: key HeroMinNodes: must be a whole number of nodes, 1 .. 1024, got \"x\""},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
-     "budget.conf: DefaultMinRuntime (2:00:00) is longer than MaxMinRuntime (1:00:00)"},
+     "budget.conf: DefaultMinRuntime (02:00:00) is longer than MaxMinRuntime (01:00:00)"},
 };
 
 void test_each_error_names_file_line_and_key(void**) {

@@ -83,6 +83,12 @@ std::string OptionText(const std::string& text) { return "--min-runtime=" + text
 
 }  // namespace
 
+Status ParseMinRuntimeOption(const std::string& text, Seconds* out) {
+  Status parsed = ParseDuration(text, out);
+  if (!parsed.ok()) return Status::InvalidArgument(OptionText(text) + ": " + parsed.message());
+  return Status::Ok();
+}
+
 Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds time_limit,
                         const BudgetConfig& config, JobContract* out) {
   JobContract contract;
@@ -97,8 +103,8 @@ Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds ti
   }
   const std::string text(min_runtime_text);
   Seconds min_runtime = 0;
-  Status parsed = ParseDuration(text, &min_runtime);
-  if (!parsed.ok()) return Status::InvalidArgument(OptionText(text) + ": " + parsed.message());
+  Status parsed = ParseMinRuntimeOption(text, &min_runtime);
+  if (!parsed.ok()) return parsed;
   if (min_runtime < 0 || min_runtime > config.max_min_runtime) {
     return Status::InvalidArgument(OptionText(text) + " exceeds MaxMinRuntime=" +
                                    FormatDuration(config.max_min_runtime) +

@@ -60,6 +60,27 @@ inline bool operator!=(const JobContract& a, const JobContract& b) { return !(a 
 Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds time_limit,
                         const BudgetConfig& config, JobContract* out);
 
+// Reads the --min-runtime text alone, before any limit is known: what
+// spank/contract checks in srun for a step, where no job is submitted and
+// the controller never sees the option. On error the message is the one
+// ValidateContract gives for the same text, e.g.
+//   --min-runtime=abc: invalid time "abc": not a number (expected ...)
+Status ParseMinRuntimeOption(const std::string& text, Seconds* out);
+
+// The job's SPANK environment (spank/contract and job_submit/contract):
+// entries "NAME=value" that jobs and steps see as SLURM_SPANK_<NAME>.
+//   MIN_RUNTIME         the contract's protected runtime, decimal seconds
+//                       (set by the client when the option parses, and by
+//                       job_submit/contract from the admitted contract)
+//   MIN_RUNTIME_OPTION  --min-runtime as typed, what the controller
+//                       validates and quotes in its messages
+//   RESUMABLE           1 with --resumable; the admitted contract's 0 or 1
+// A controller reading a job from an older client (MIN_RUNTIME as typed, no
+// MIN_RUNTIME_OPTION) takes MIN_RUNTIME as the text.
+inline constexpr char kSpankMinRuntime[] = "MIN_RUNTIME";
+inline constexpr char kSpankMinRuntimeOption[] = "MIN_RUNTIME_OPTION";
+inline constexpr char kSpankResumable[] = "RESUMABLE";
+
 // What a job that declared no --min-runtime is told at submission (one
 // line, shown by sbatch): the contract it got from DefaultMinRuntime, e.g.
 //   no --min-runtime given: this job is unallocated work (DefaultMinRuntime=0):

@@ -25,6 +25,24 @@ void AssertContains(const std::string& text, const char* part) {
   if (text.find(part) == std::string::npos) fail_msg("\"%s\" lacks \"%s\"", text.c_str(), part);
 }
 
+void test_the_option_alone_reads_as_at_submission(void**) {
+  Seconds s = -1;
+  assert_true(budget::ParseMinRuntimeOption("15", &s).ok());
+  assert_int_equal(s, 900);  // 15 min
+  // The same message as ValidateContract's for the same text.
+  for (const char* bad : {"abc", "", "-1", "1:2:3:4"}) {
+    Seconds untouched = 42;
+    Status alone = budget::ParseMinRuntimeOption(bad, &untouched);
+    JobContract c;
+    Status at_submission = budget::ValidateContract(bad, false, kUnlimited, Defaults(), &c);
+    assert_false(alone.ok());
+    assert_int_equal(untouched, 42);
+    assert_string_equal(alone.message().c_str(), at_submission.message().c_str());
+  }
+  Seconds x = 0;
+  AssertContains(budget::ParseMinRuntimeOption("abc", &x).message(), "--min-runtime=abc: invalid time \"abc\"");
+}
+
 void test_absent_min_runtime_gets_the_default(void**) {
   BudgetConfig config = Defaults();
   config.default_min_runtime = 600;
@@ -80,17 +98,17 @@ struct RefuseCase {
 
 const RefuseCase kRefused[] = {
     // 9 h > 8 h: names the option, the value and the limit.
-    {"9:00:00", kUnlimited, "--min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00"},
-    {"8:00:01", kUnlimited, "--min-runtime=8:00:01 exceeds MaxMinRuntime=8:00:00"},
-    {"1-0", kUnlimited, "--min-runtime=1-0 exceeds MaxMinRuntime=8:00:00"},
+    {"9:00:00", kUnlimited, "--min-runtime=9:00:00 exceeds MaxMinRuntime=08:00:00"},
+    {"8:00:01", kUnlimited, "--min-runtime=8:00:01 exceeds MaxMinRuntime=08:00:00"},
+    {"1-0", kUnlimited, "--min-runtime=1-0 exceeds MaxMinRuntime=08:00:00"},
     // Unparsable: names the bad value.
     {"abc", kUnlimited, "--min-runtime=abc: invalid time \"abc\""},
     {"", kUnlimited, "--min-runtime=: invalid time \"\""},
     {"-5", kUnlimited, "--min-runtime=-5: invalid time \"-5\""},
     {"1:2:3:4", kUnlimited, "--min-runtime=1:2:3:4: invalid time"},
     // 2 h > --time=1:00:00: names both.
-    {"2:00:00", 3600, "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)"},
-    {"0:61", 60, "--min-runtime=0:61 is longer than the job's time limit (01:00)"},
+    {"2:00:00", 3600, "--min-runtime=2:00:00 is longer than the job's time limit (01:00:00)"},
+    {"0:61", 60, "--min-runtime=0:61 is longer than the job's time limit (00:01:00)"},
 };
 
 void test_each_refusal_names_the_value_and_the_limit(void**) {
@@ -111,7 +129,7 @@ void test_a_lower_site_limit_is_named(void**) {
   Status st = budget::ValidateContract("31", false, kUnlimited, config, &c);
   // 31 min > 30 min.
   assert_false(st.ok());
-  AssertContains(st.message(), "--min-runtime=31 exceeds MaxMinRuntime=30:00");
+  AssertContains(st.message(), "--min-runtime=31 exceeds MaxMinRuntime=00:30:00");
 }
 
 void test_record_round_trip(void**) {
@@ -207,7 +225,7 @@ void test_owner_cannot_change_a_started_contract(void**) {
   requeue_off.resumable = false;
   ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), false, requeue_off, Defaults());
   assert_int_equal((int)r.verdict, (int)UpdateVerdict::kForbidden);
-  AssertContains(r.message, "the job has started: its contract (--min-runtime=15:00, --resumable)");
+  AssertContains(r.message, "the job has started: its contract (--min-runtime=00:15:00, --resumable)");
 
   ContractUpdate longer;
   longer.min_runtime_text = "30";
@@ -253,7 +271,7 @@ void test_time_limit_below_min_runtime_is_refused(void**) {
   for (bool by_operator : {false, true}) {
     ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), by_operator, shorter, Defaults());
     assert_int_equal((int)r.verdict, (int)UpdateVerdict::kTimeLimitTooShort);
-    AssertContains(r.message, "TimeLimit=10:00 is shorter than the job's --min-runtime=15:00");
+    AssertContains(r.message, "TimeLimit=00:10:00 is shorter than the job's --min-runtime=00:15:00");
   }
   // 20 min >= 15 min: fine, the contract is untouched.
   shorter.time_limit = 1200;
@@ -266,7 +284,7 @@ void test_update_validates_like_submission(void**) {
   too_long.min_runtime_text = "9:00:00";
   ContractUpdateReview r = budget::ReviewContractUpdate(RunningJob(), true, too_long, Defaults());
   assert_int_equal((int)r.verdict, (int)UpdateVerdict::kInvalid);
-  AssertContains(r.message, "--min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00");
+  AssertContains(r.message, "--min-runtime=9:00:00 exceeds MaxMinRuntime=08:00:00");
 
   ContractUpdate bad;
   bad.min_runtime_text = "soon";
@@ -279,7 +297,7 @@ void test_update_validates_like_submission(void**) {
   beyond_limit.min_runtime_text = "2:00:00";
   r = budget::ReviewContractUpdate(RunningJob(), true, beyond_limit, Defaults());
   assert_int_equal((int)r.verdict, (int)UpdateVerdict::kInvalid);
-  AssertContains(r.message, "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)");
+  AssertContains(r.message, "--min-runtime=2:00:00 is longer than the job's time limit (01:00:00)");
 }
 
 void test_default_contract_is_cut_to_a_shorter_limit(void**) {
@@ -304,7 +322,7 @@ void test_a_job_that_declared_nothing_is_told_its_contract(void**) {
   config.default_min_runtime = 900;
   assert_true(budget::ValidateContract(nullptr, true, 600, config, &c).ok());
   assert_string_equal(budget::DefaultContractNote(c).c_str(),
-                      "no --min-runtime given: this job is protected for 10:00 (DefaultMinRuntime, or the time "
+                      "no --min-runtime given: this job is protected for 00:10:00 (DefaultMinRuntime, or the time "
                       "limit if shorter) and charged to its account, requeued if preempted");
 }
 }  // namespace
@@ -329,6 +347,7 @@ int main(void) {
       cmocka_unit_test(test_time_limit_below_min_runtime_is_refused),
       cmocka_unit_test(test_update_validates_like_submission),
       cmocka_unit_test(test_default_contract_is_cut_to_a_shorter_limit),
+      cmocka_unit_test(test_the_option_alone_reads_as_at_submission),
   };
   return cmocka_run_group_tests_name("job_contract", tests, nullptr, nullptr);
 }

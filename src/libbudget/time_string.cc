@@ -78,10 +78,8 @@ std::string FormatDuration(Seconds seconds) {
   if (days > 0) {
     std::snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:%02lld", (long long)days, (long long)h,
                   (long long)m, (long long)s);
-  } else if (h > 0) {
-    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)h, (long long)m, (long long)s);
   } else {
-    std::snprintf(buf, sizeof buf, "%02lld:%02lld", (long long)m, (long long)s);
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld", (long long)h, (long long)m, (long long)s);
   }
   return buf;
 }

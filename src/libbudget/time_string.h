@@ -30,8 +30,9 @@ constexpr Seconds kMaxDuration = 10LL * 366 * 86400;
 // quotes the text and says which form was expected.
 Status ParseDuration(std::string_view text, Seconds* out);
 
-// Formats seconds the way Slurm prints time limits: "MM:SS", "H:MM:SS" or
-// "D-HH:MM:SS". ParseDuration(FormatDuration(s)) == s for 0 <= s <= kMaxDuration.
+// Formats seconds the way Slurm prints time limits (squeue, scontrol):
+// "HH:MM:SS" or "D-HH:MM:SS", e.g. 20 s is "00:00:20" and 26 h "1-02:00:00".
+// ParseDuration(FormatDuration(s)) == s for 0 <= s <= kMaxDuration.
 std::string FormatDuration(Seconds seconds);
 
 }  // namespace budget

@@ -78,9 +78,14 @@ void test_rejects_bad_strings_naming_them(void**) {
 }
 
 void test_format_round_trips(void**) {
-  // 20 s -> "00:20"; 3723 s -> "1:02:03"; 95400 s -> "1-02:30:00".
-  assert_string_equal(FormatDuration(20).c_str(), "00:20");
-  assert_string_equal(FormatDuration(3723).c_str(), "1:02:03");
+  // Slurm's [D-]HH:MM:SS, as squeue and scontrol print time limits:
+  // 20 s -> "00:00:20"; 3723 s -> "01:02:03"; 95400 s -> "1-02:30:00".
+  assert_string_equal(FormatDuration(0).c_str(), "00:00:00");
+  assert_string_equal(FormatDuration(20).c_str(), "00:00:20");
+  assert_string_equal(FormatDuration(900).c_str(), "00:15:00");
+  assert_string_equal(FormatDuration(3723).c_str(), "01:02:03");
+  assert_string_equal(FormatDuration(28800).c_str(), "08:00:00");
+  assert_string_equal(FormatDuration(93600).c_str(), "1-02:00:00");
   assert_string_equal(FormatDuration(95400).c_str(), "1-02:30:00");
   const Seconds samples[] = {0, 1, 59, 60, 3599, 3600, 86399, 86400, 604800, 28800, 123456789};
   for (Seconds s : samples) {

@@ -16,8 +16,8 @@
 //                                   loader; the slurmdbd association usage is
 //                                   not ours to keep (the ledger is)
 //
-// Nothing here may take slurmctld down: every entry catches everything, and a
-// bad budget.conf fails init() with file, line and key in the log.
+// Nothing here may take slurmctld down (every entry catches everything) but a
+// bad budget.conf at start: one fatal line then names file, line and key.
 //
 // Locks: priority_p_set and priority_p_job_end run with the job write lock
 // held; they only take PluginState's mutex (nested inside it), never a
@@ -64,10 +64,8 @@ int Init() {
   budget::BudgetConfig config;
   bool missing = false;
   budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
-  if (!st.ok()) {
-    error("priority/budget: %s", st.message().c_str());
-    return SLURM_ERROR;
-  }
+  // One fatal line naming file, line and key: the last line slurmctld prints.
+  if (!st.ok()) fatal("priority/budget: %s", st.message().c_str());
   if (missing || config.budget_tree.empty()) {
     fatal("priority/budget: BudgetTree is not set in %s%s: priority/budget needs an allocation tree "
           "(BudgetTree=<path, file://, http:// or https:// URL of the tree JSON>)",

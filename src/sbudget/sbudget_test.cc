@@ -603,8 +603,8 @@ void TestExplainPendingJob(void**) {
   std::string out;
   assert_true(sbudget::ExplainJob(201, &slurm, &pending, &s, kNow, &out).ok());
   AssertContains(out, "Job 201: PENDING (Reason=Priority), user alice, account pretrain");
-  // 900 s = 15:00.
-  AssertContains(out, "min-runtime 15:00 (allocated work");
+  // 900 s = 00:15:00.
+  AssertContains(out, "min-runtime 00:15:00 (allocated work");
   AssertContains(out, "resumable: requeued if preempted");
   // 6 ranked nodes: alice, bob, posttrain, pretrain, robotics, science.
   AssertContains(out, "llm/pretrain: rank 3 of 6");
@@ -658,7 +658,7 @@ void TestExplainPendingJob(void**) {
   AssertContains(out, "no longer pending when Slurm listed the queue");
   // No snapshot: Slurm's facts, and why nothing more.
   assert_true(sbudget::ExplainJob(201, &slurm, &pending, nullptr, kNow, &out).ok());
-  AssertContains(out, "min-runtime 15:00");
+  AssertContains(out, "min-runtime 00:15:00");
   AssertContains(out, "no budget snapshot to explain its place");
 }
 
@@ -668,9 +668,9 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   assert_true(sbudget::ExplainJob(205, nullptr, nullptr, &s, kNow, &out).ok());
   // Slurm did not answer: the snapshot's record is used, and said so.
   AssertContains(out, "running in the snapshot");
-  // Protection ends kNow + 300: in 05:00.
+  // Protection ends kNow + 300: in 00:05:00.
   AssertContains(out, "protected until");
-  AssertContains(out, "(in 05:00), then preemptible");
+  AssertContains(out, "(in 00:05:00), then preemptible");
   assert_true(sbudget::ExplainJob(206, nullptr, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "by job 203, rule \"unallocated\"; requeued (resumable)");
   // Slurm knows the job, the snapshot does not (finished or newer).
@@ -877,7 +877,7 @@ void TestMissingStaleAndCorruptSnapshotsSayWhy(void**) {
   assert_true(budget::WriteReportSnapshot(s, file).ok());
   assert_int_equal(Run({"--snapshot", file, "-P"}, TestEnv(conf), &io), 0);
   // 1010 s = 16:50.
-  AssertContains(io.err, "warning: the budget snapshot is 16:50 old (stale after 3 recompute");
+  AssertContains(io.err, "warning: the budget snapshot is 00:16:50 old (stale after 3 recompute");
   assert_true(!io.out.empty());
   // Corrupt: exit 1 with the JSON path.
   std::string bad = tmp.Write("bad.json", "{\"format\":\"slurm-budget-report\",\"version\":9}");
@@ -1034,7 +1034,7 @@ void TestExplainEveryJobOfAnAccount(void**) {
   assert_true(a != std::string::npos && b != std::string::npos && c != std::string::npos && a < b && b < c);
   AssertContains(io.out, "position 3 of 6 pending jobs");
   AssertContains(io.out, "start       Slurm expects it to start at " + sbudget::FormatTimestamp(kNow + 600) +
-                             " (in 10:00)");
+                             " (in 00:10:00)");
   AssertContains(io.out, "protected until");
   assert_true(io.out.find("Job 203") == std::string::npos);  // posttrain's
   assert_int_equal(Run({"explain", "-u", "alice", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);

@@ -16,9 +16,11 @@
 // victims by its own rules.
 //
 // Entry points:
-//   init     budget.conf; in slurmctld (and unless scheduling is disabled)
-//            starts the thread. A bad budget.conf fails init() with file,
-//            line and key.
+//   init     budget.conf; in slurmctld warns once of each slurm.conf setting
+//            that works against the suite (libbudget/slurm_settings.h) and
+//            (unless scheduling is disabled) starts the thread. A bad
+//            budget.conf stops slurmctld with one fatal line naming file,
+//            line and key (elsewhere init() fails with it).
 //   fini     stops the thread.
 //   preempt_p_get_data
 //       ENABLED     false (see above)
@@ -34,6 +36,7 @@
 #include <string>
 
 #include "libbudget/config.h"
+#include "libbudget/slurm_settings.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/slurm_headers.h"
 #include "sched_timeslice/timeslice_thread.h"
@@ -57,6 +60,8 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   bool missing = false;
   budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
   if (!st.ok()) {
+    // The last line slurmctld prints, and the only one about it.
+    if (running_in_slurmctld()) fatal("preempt/timeslice: %s", st.message().c_str());
     error("preempt/timeslice: %s", st.message().c_str());
     return false;
   }
@@ -68,6 +73,18 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   out->state_dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
   out->slicing = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
   return true;
+}
+
+void WarnOfConflictingSettings() {
+  budget::SlurmSettings settings;
+  settings.preempt_mode_off = (slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG & ~PREEMPT_MODE_WITHIN) ==
+                              PREEMPT_MODE_OFF;
+  settings.priority_type = slurm_conf.priority_type ? slurm_conf.priority_type : "";
+  const uint32_t exempt = slurm_conf.preempt_exempt_time;
+  settings.preempt_exempt_time = exempt == NO_VAL || exempt == INFINITE ? 0 : exempt;
+  for (const std::string& line : budget::SuiteSettingWarnings(settings)) {
+    info("preempt/timeslice: WARNING: %s", line.c_str());
+  }
 }
 
 int GetData(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
@@ -106,12 +123,11 @@ int init(void) {
     if (!LoadThreadConfig(&config)) return SLURM_ERROR;
     g_default_min_runtime = config.default_min_runtime;
     if (!running_in_slurmctld()) return SLURM_SUCCESS;
+    WarnOfConflictingSettings();
     if (slurmctld_config.scheduling_disabled) {
       info("preempt/timeslice: scheduling is disabled: no time-slicing thread");
       return SLURM_SUCCESS;
     }
-    if (!config.slicing)
-      info("preempt/timeslice: PreemptMode=OFF: nodes still drain at contract end, nothing is time sliced");
     g_thread = std::make_unique<timeslice::TimesliceThread>(config);
     g_thread->Start();
     info("preempt/timeslice: loaded; a pass every %ld s (drain at contract end, time slicing); Slurm's "

@@ -102,10 +102,19 @@ void AfterChange() {
 
 std::string StateSaveDir() { return slurm_conf.state_save_location ? slurm_conf.state_save_location : ""; }
 
+// slurmctld loads every select_*.so in PluginDir, whatever SelectType says;
+// only the SelectType steers, and only it reads budget.conf.
+bool SteersHere() {
+  return running_in_slurmctld() && slurm_conf.select_type && std::string(slurm_conf.select_type) == plugin_type;
+}
+
 // budget.conf beside slurm.conf: HeroWait and DefaultMinRuntime. A missing
-// file means the defaults; a bad one fails init() like a bad slurm.conf.
-// `announce`: log the values even if they did not change (at init).
-bool LoadSteeringConfig(bool announce) {
+// file means the defaults. A bad one stops slurmctld at init with one fatal
+// line naming file, line and key (the last line it prints: were init() to
+// fail instead, Slurm would end with "Can't find plugin for select/topo");
+// on reconfigure it keeps the previous values.
+// `at_init`: log the values even if they did not change, and stop on error.
+bool LoadSteeringConfig(bool at_init) {
   static budget::Seconds announced_hero_wait = -1;
   static uint32_t announced_hero_min_nodes = 0;
   const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
@@ -114,12 +123,13 @@ bool LoadSteeringConfig(bool announce) {
   bool missing = false;
   budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
   if (!st.ok()) {
-    error("select/topo: %s", st.message().c_str());
+    if (at_init) fatal("select/topo: %s", st.message().c_str());
+    error("select/topo: %s; keeping the previous values", st.message().c_str());
     return false;
   }
   if (missing) info("select/topo: %s not found, using the defaults", path.c_str());
   topo::ConfigureSteering(config, StateSaveDir());
-  if (!announce && config.hero_wait == announced_hero_wait && config.hero_min_nodes == announced_hero_min_nodes)
+  if (!at_init && config.hero_wait == announced_hero_wait && config.hero_min_nodes == announced_hero_min_nodes)
     return true;
   announced_hero_wait = config.hero_wait;
   announced_hero_min_nodes = config.hero_min_nodes;
@@ -139,7 +149,7 @@ int init(void) {
     error("select/topo: cannot load %s", kWrapped);
     return SLURM_ERROR;
   }
-  if (!running_in_slurmctld()) return SLURM_SUCCESS;
+  if (!SteersHere()) return SLURM_SUCCESS;
   try {
     return LoadSteeringConfig(true) ? SLURM_SUCCESS : SLURM_ERROR;
   } catch (...) {
@@ -301,7 +311,7 @@ int select_p_update_node_config(int index) {
 
 int select_p_reconfigure(void) {
   int rc = g_cons_tres.reconfigure();
-  if (running_in_slurmctld()) {
+  if (SteersHere()) {
     try {
       LoadSteeringConfig(false);  // a bad budget.conf keeps the previous values
     } catch (...) {

@@ -294,7 +294,7 @@ void test_rejections_are_counted_per_reason(void**) {
   assert_string_equal(r[1].reason.c_str(), "asks for more GPUs than the cluster has (8)");
   assert_int_equal(r[1].jobs, 1);
   assert_int_equal(r[1].first_job_ids[0], 2);
-  assert_string_equal(r[2].reason.c_str(), "min-runtime over MaxMinRuntime=8:00:00 (contract)");
+  assert_string_equal(r[2].reason.c_str(), "min-runtime over MaxMinRuntime=08:00:00 (contract)");
   assert_int_equal(r[2].first_job_ids[0], 3);
   assert_string_equal(r[3].reason.c_str(), "account 'y' in no tree node (UnknownAccount=reject)");
   // fifo refuses no contract: the same reasons but the contract's.

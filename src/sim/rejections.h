@@ -5,7 +5,7 @@
 // A reason names a rule and what broke it, never a job's own values, so
 // that jobs refused alike count together: "account 'x' in no tree node
 // (UnknownAccount=reject)", "asks for more GPUs than the cluster has
-// (16)", "min-runtime over MaxMinRuntime=8:00:00 (contract)".
+// (16)", "min-runtime over MaxMinRuntime=08:00:00 (contract)".
 //
 // Thread safety: plain values; a RejectionCounter is used by one run.
 #ifndef SLURM_BUDGET_SIM_REJECTIONS_H_

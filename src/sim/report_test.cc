@@ -116,7 +116,7 @@ void test_a_run_that_admitted_no_job_is_an_error(void**) {
                              Run("priority", w, tree, 1, 1000).result});
   assert_string_equal(st.message().c_str(),
                       "every job (2) was rejected under budget: 1 account 'x' in no tree node "
-                      "(UnknownAccount=reject), 1 min-runtime over MaxMinRuntime=8:00:00 (contract); "
+                      "(UnknownAccount=reject), 1 min-runtime over MaxMinRuntime=08:00:00 (contract); "
                       "every job (3) was rejected under priority: 1 account 'x' in no tree node "
                       "(UnknownAccount=reject), 1 asks for more GPUs than the cluster has (8), "
                       "1 account 'y' in no tree node (UnknownAccount=reject)");

@@ -18,7 +18,8 @@ check "the job sees 3 GPUs in CUDA_VISIBLE_DEVICES" grep -qx 'CVD=0,1,2' "$out"
 
 plugins=$(scontrol show config)
 check "job_submit/contract is active" grep -Eq "^JobSubmitPlugins *= contract" <<<"$plugins"
-check "the SPANK plugin is on the plugin stack" grep -q spank_contract.so "$CLUSTER_DIR/etc/plugstack.conf"
+check "the SPANK plugin is on the plugin stack (plugstack.conf.d/contract.conf)" \
+  grep -qx "required $CLUSTER_DIR/plugins/spank_contract.so" "$CLUSTER_DIR/etc/plugstack.conf.d/contract.conf"
 
 cluster_stop
 check "stop leaves no daemon of the cluster" nothing_left

@@ -40,8 +40,8 @@ as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM
 # --- the plugins are loaded ------------------------------------------------------
 check "slurmctld runs job_submit/contract" \
   bash -c 'scontrol show config | grep -Eq "^JobSubmitPlugins *= contract$"'
-check "job_submit/contract read budget.conf (DefaultMinRuntime=00:30)" \
-  grep -q 'job_submit/contract: loaded; MaxMinRuntime=8:00:00 DefaultMinRuntime=00:30' \
+check "job_submit/contract read budget.conf (DefaultMinRuntime=00:00:30)" \
+  grep -q 'job_submit/contract: loaded; MaxMinRuntime=08:00:00 DefaultMinRuntime=00:00:30' \
   "$CLUSTER_DIR/log/slurmctld.log"
 help=$(sbatch --help 2>&1)
 check "sbatch --help lists --min-runtime=time" contains "--min-runtime=time" "$help"
@@ -51,14 +51,21 @@ check "salloc --help lists --resumable" contains "--resumable" "$(salloc --help 
 
 # --- accepted contracts --------------------------------------------------------------
 out=$CLUSTER_DIR/env.out
-id=$(submit -o "$out" --min-runtime=15 --resumable --wrap 'sleep 1; echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"') \
+# The batch script, a step of it, and a step that gives --min-runtime=abc.
+id=$(submit -o "$out" --min-runtime=15 --resumable --wrap 'sleep 1; echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"
+srun bash -c "echo step MR=\$SLURM_SPANK_MIN_RUNTIME R=\$SLURM_SPANK_RESUMABLE"
+srun --min-runtime=abc true; echo "abc rc=$?"') \
   || fail_now "sbatch --min-runtime=15 --resumable is accepted"
 check "sbatch --min-runtime=15 --resumable is accepted and runs to completion" wait_state "$id" COMPLETED 30
 # 15 min = 900 s.
 check "the contract is recorded in AdminComment" \
   field_is "$id" AdminComment "contract:min_runtime=900,resumable=1,declared=1"
 check "--resumable makes the job requeueable (Requeue=1)" field_is "$id" Requeue 1
-check "the batch job sees SLURM_SPANK_MIN_RUNTIME and SLURM_SPANK_RESUMABLE" grep -qx 'MR=15 R=1' "$out"
+# SLURM_SPANK_MIN_RUNTIME holds seconds: 15 min = 900.
+check "the batch job sees SLURM_SPANK_MIN_RUNTIME=900 (seconds) and SLURM_SPANK_RESUMABLE=1" grep -qx 'MR=900 R=1' "$out"
+check "... and so does a step of it" grep -qx 'step MR=900 R=1' "$out"
+check "srun --min-runtime=abc inside the allocation fails with sbatch's message" \
+  bash -c "grep -q 'srun: error: --min-runtime=abc: invalid time \"abc\"' '$out' && grep -qx 'abc rc=1' '$out'"
 
 id=$(submit -o /dev/null --min-runtime=0:20 --wrap 'true') || fail_now "sbatch --min-runtime=0:20"
 check "a job without --resumable completes" wait_state "$id" COMPLETED 30
@@ -66,14 +73,17 @@ check "a job without --resumable is not requeued (Requeue=0)" field_is "$id" Req
 check "... and its record says resumable=0" \
   field_is "$id" AdminComment "contract:min_runtime=20,resumable=0,declared=1"
 
-id=$(submit -o /dev/null --requeue --wrap 'true') || fail_now "sbatch without --min-runtime"
+out_default=$CLUSTER_DIR/env-default.out
+id=$(submit -o "$out_default" --requeue --wrap 'echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"') \
+  || fail_now "sbatch without --min-runtime"
 # DefaultMinRuntime=0:30 = 30 s, not declared; --requeue without --resumable is overruled.
 check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0)" \
   field_is "$id" AdminComment "contract:min_runtime=30,resumable=0,declared=0"
 check "--requeue without --resumable gives Requeue=0" field_is "$id" Requeue 0
 check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
+check "... and sees the default in seconds (SLURM_SPANK_MIN_RUNTIME=30, RESUMABLE=0)" grep -qx 'MR=30 R=0' "$out_default"
 check "sbatch tells a job without --min-runtime which contract it got" \
-  contains "sbatch: no --min-runtime given: this job is protected for 00:30 (DefaultMinRuntime" \
+  contains "sbatch: no --min-runtime given: this job is protected for 00:00:30 (DefaultMinRuntime" \
   "$(sbatch_out -o /dev/null --wrap true)"
 check "... and says nothing when the job declares one" \
   bash -c '! sbatch -o /dev/null --min-runtime=0:10 --wrap true 2>&1 | grep -q "no --min-runtime given"'
@@ -85,21 +95,31 @@ srun_id=$(srun --min-runtime=0:05 bash -c 'echo $SLURM_JOB_ID' 2>&1)
 check "srun --min-runtime=0:05 true works" is_job_id "$srun_id"
 check "the srun job's contract is recorded (5 s)" \
   field_is "$srun_id" AdminComment "contract:min_runtime=5,resumable=0,declared=1"
+# show_mr: prints SLURM_SPANK_MIN_RUNTIME of the shell, then of an srun step.
+show_mr=$CLUSTER_DIR/show_mr.sh
+printf '%s\n' 'echo "MR=$SLURM_SPANK_MIN_RUNTIME"' 'srun bash -c '"'"'echo "step MR=$SLURM_SPANK_MIN_RUNTIME"'"'"'' > "$show_mr"
+check "an srun job sees its contract in seconds (--min-runtime=0:05: 5)" \
+  contains "MR=5" "$(srun --min-runtime=0:05 bash -c 'echo "MR=$SLURM_SPANK_MIN_RUNTIME"' 2>/dev/null)"
+check "... and the default when it declares none (30)" \
+  contains "MR=30" "$(srun bash -c 'echo "MR=$SLURM_SPANK_MIN_RUNTIME"' 2>/dev/null)"
 check "salloc --min-runtime=0:10 --resumable true works" \
   bash -c 'salloc --min-runtime=0:10 --resumable true 2>&1 | grep -q "Granted job allocation"'
+salloc_out=$(salloc --min-runtime=0:10 bash "$show_mr" 2>/dev/null)
+check "salloc's shell sees 10 (seconds)" contains "MR=10" "$salloc_out"
+check "... and so do its steps" contains "step MR=10" "$salloc_out"
 
 # --- refused contracts, with the message on the terminal -------------------------------
-check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=8:00:00" \
-  refused "sbatch: error: --min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00" --min-runtime=9:00:00 --wrap true
+check "--min-runtime=9:00:00 is refused naming MaxMinRuntime=08:00:00" \
+  refused "sbatch: error: --min-runtime=9:00:00 exceeds MaxMinRuntime=08:00:00" --min-runtime=9:00:00 --wrap true
 check "--min-runtime=abc is refused naming abc" \
   refused 'sbatch: error: --min-runtime=abc: invalid time "abc"' --min-runtime=abc --wrap true
 check "--min-runtime=2:00:00 --time=1:00:00 is refused naming both" \
-  refused "--min-runtime=2:00:00 is longer than the job's time limit (1:00:00)" \
+  refused "--min-runtime=2:00:00 is longer than the job's time limit (01:00:00)" \
   --min-runtime=2:00:00 --time=1:00:00 --wrap true
 check "without --time the partition's DefaultTime (5 min) bounds --min-runtime" \
-  refused "--min-runtime=10 is longer than the job's time limit (05:00)" -p short --min-runtime=10 --wrap true
+  refused "--min-runtime=10 is longer than the job's time limit (00:05:00)" -p short --min-runtime=10 --wrap true
 check "without --time and DefaultTime the partition's MaxTime (10 min) bounds it" \
-  refused "--min-runtime=11 is longer than the job's time limit (10:00)" -p capped --min-runtime=11 --wrap true
+  refused "--min-runtime=11 is longer than the job's time limit (00:10:00)" -p capped --min-runtime=11 --wrap true
 id=$(submit -o /dev/null --hold -p short --time=20 --min-runtime=10 --wrap true) || fail_now "sbatch -p short --time=20"
 check "... and with --time=20 (within MaxTime=60) --min-runtime=10 is accepted" \
   field_is "$id" AdminComment "contract:min_runtime=600,resumable=0,declared=1"
@@ -107,7 +127,7 @@ check "--min-runtime= (empty) is refused" refused 'invalid time ""' --min-runtim
 check "a refusal also says why the submission failed" \
   refused "Batch job submission failed: Invalid time specified" --min-runtime=-1 --wrap true
 check "srun --min-runtime=9:00:00 is refused on the terminal" \
-  bash -c 'out=$(srun --min-runtime=9:00:00 true 2>&1); rc=$?; [ $rc -ne 0 ] && grep -q "exceeds MaxMinRuntime=8:00:00" <<<"$out" || { echo "rc=$rc: $out"; exit 1; }'
+  bash -c 'out=$(srun --min-runtime=9:00:00 true 2>&1); rc=$?; [ $rc -ne 0 ] && grep -q "exceeds MaxMinRuntime=08:00:00" <<<"$out" || { echo "rc=$rc: $out"; exit 1; }'
 
 # --- a user cannot change the contract of a running job; an operator can ----------------
 id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
@@ -161,8 +181,22 @@ scancel "$held"
 
 check "slurmctld survived every request" bash -c 'scontrol ping | grep -q "is UP"'
 
-# --- budget.conf: missing means defaults, bad means slurmctld refuses to start --------
+# --- an edited budget.conf applies after scontrol reconfigure -----------------------------
 conf_dir=$CLUSTER_DIR/etc
+printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMinRuntime=0:30\n' > "$conf_dir/budget.conf"
+check "scontrol reconfigure after lowering MaxMinRuntime to 1:00:00" scontrol reconfigure
+check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused naming MaxMinRuntime=01:00:00" \
+  refused "--min-runtime=2:00:00 exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
+check "... and the log says budget.conf was re-read" \
+  grep -q "job_submit/contract: re-read $conf_dir/budget.conf; MaxMinRuntime=01:00:00" "$CLUSTER_DIR/log/slurmctld.log"
+printf 'MaxMinRuntime=1:00:00\nMaxMinRuntme=2:00:00\n' > "$conf_dir/budget.conf"
+check "a broken edit keeps the settings in force (--min-runtime=2:00:00 still refused)" \
+  refused "exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
+check "... and the log names file, line and key of the broken edit" \
+  grep -q "job_submit/contract: $conf_dir/budget.conf:2: unknown key \"MaxMinRuntme\"; keeping the settings in force" \
+  "$CLUSTER_DIR/log/slurmctld.log"
+
+# --- budget.conf: missing means defaults, bad means slurmctld refuses to start --------
 rm -f "$conf_dir/budget.conf"
 check "without budget.conf slurmctld restarts" "$CLUSTER" restart-ctld
 check "the recorded contract survives the restart" \

@@ -152,7 +152,7 @@ ex_b=$("$SBUDGET" explain "$b1" 2>&1)
 printf '%s\n' "$ex_b" | sed 's/^/     explain b1| /'
 printf '%s\n' "$ex_b" > "$OUT/explain-pending-first.txt"
 check "explain (pending, first in line): Slurm's state" contains "Job $b1: PENDING" "$ex_b"
-check "explain: the contract from the job's AdminComment" contains "min-runtime 01:00 (allocated work" "$ex_b"
+check "explain: the contract from the job's AdminComment" contains "min-runtime 00:01:00 (allocated work" "$ex_b"
 check "explain: the allocation's rank" contains "teamb: rank 0 of 2" "$ex_b"
 check "explain: first in the queue" contains "position 1 of 2 pending jobs: next to start" "$ex_b"
 ex_a=$("$SBUDGET" explain "$a1" 2>&1)
@@ -194,7 +194,7 @@ check "the SVG's axis is average GPUs on one scale" grep -q 'average GPUs per sl
 stale=$OUT/stale.json
 jq '.generated_at -= 3600' "$SNAP" > "$stale"
 check "a stale snapshot: a warning with its age, the report still printed" \
-  bash -c "\"$SBUDGET\" --snapshot '$stale' -P 2>&1 >/dev/null | grep -q 'is 1:00:0[0-9] old (stale after'"
+  bash -c "\"$SBUDGET\" --snapshot '$stale' -P 2>&1 >/dev/null | grep -q 'is 01:00:0[0-9] old (stale after'"
 check "a missing snapshot: one line, exit 1, no stack trace" \
   bash -c "out=\$(\"$SBUDGET\" --snapshot /nonexistent/budget_report.json 2>&1); rc=\$?; [ \$rc -eq 1 ] && [ \$(printf '%s\n' \"\$out\" | wc -l) -eq 1 ] && printf '%s' \"\$out\" | grep -q 'no budget report snapshot at /nonexistent'"
 

@@ -38,13 +38,15 @@ rm -f "$tree"
 conf_has() { grep -qx "$1" "$SLURM_CONF" || { echo "no line '$1' in $SLURM_CONF"; return 1; }; }
 check "slurm.conf holds the example's SchedulerType=sched/backfill" conf_has "SchedulerType=sched/backfill"
 # The README's activation block is the example, line for line.
-readme_block() { sed -n '/^`slurm.conf`: these lines/,/^`plugstack.conf`:/p' "$REPO/README.md" | sed -n 's/^    //p' | grep -v '^$'; }
+readme_block() { sed -n '/^`slurm.conf`: these lines/,/^`\/etc\/slurm\/plugstack.conf.d\/contract.conf`/p' "$REPO/README.md" | sed -n 's/^    //p' | grep -v '^$'; }
 same_as_example() { diff <(readme_block) <(grep -v '^$' "$SUITE_CONF"); }
 check "the README's activation block is etc/slurm.conf.example" same_as_example
 check "and PreemptType=preempt/timeslice, PriorityType=priority/budget, SelectType=select/topo" \
   bash -c "grep -qx 'PreemptType=preempt/timeslice' '$SLURM_CONF' && grep -qx 'PriorityType=priority/budget' '$SLURM_CONF' && grep -qx 'SelectType=select/topo' '$SLURM_CONF'"
 log_has() { grep -q -- "$1" "$LOG" || { echo "no '$1' in $LOG"; return 1; }; }
 check "the time-slicing thread runs in preempt/timeslice" poll 20 log_has "preempt/timeslice: loaded; a pass every 2 s"
+check "the example as shipped draws no warning from preempt/timeslice (test_slurm_settings.sh)" \
+  bash -c "! grep 'preempt/timeslice: WARNING' '$LOG'"
 
 # sleep_job ACCOUNT GPUS MINUTES MIN_RUNTIME [sbatch args...]
 sleep_job() {

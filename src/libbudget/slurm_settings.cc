@@ -1,0 +1,29 @@
+#include "libbudget/slurm_settings.h"
+
+#include "libbudget/time_string.h"
+
+namespace budget {
+
+std::vector<std::string> SuiteSettingWarnings(const SlurmSettings& settings) {
+  std::vector<std::string> warnings;
+  if (settings.preempt_mode_off) {
+    warnings.push_back(
+        "PreemptMode=OFF: preempt/timeslice time-slices nothing (no job is preempted for another; nodes still "
+        "drain at contract end); set PreemptMode=REQUEUE as in etc/slurm.conf.example");
+  }
+  if (settings.priority_type != "priority/budget") {
+    const std::string type = settings.priority_type.empty() ? "(unset)" : settings.priority_type;
+    warnings.push_back("PriorityType=" + type +
+                       ": preempt/timeslice ranks allocations by the standings priority/budget writes "
+                       "(budget_standings.json in StateSaveLocation); without priority/budget that file is "
+                       "missing or stale; set PriorityType=priority/budget");
+  }
+  if (settings.preempt_exempt_time > 0) {
+    warnings.push_back("PreemptExemptTime=" + FormatDuration(settings.preempt_exempt_time) +
+                       ": not applied; each job is protected for its own --min-runtime (Slurm's schedulers "
+                       "never preempt beside preempt/timeslice); remove PreemptExemptTime");
+  }
+  return warnings;
+}
+
+}  // namespace budget
