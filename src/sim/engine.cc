@@ -255,7 +255,7 @@ Status Engine::Run() {
     Advance(now);
     last_event = now;
     bool schedule = false;       // a submission or an end: Slurm runs its scheduler
-    bool nodes_changed = false;  // an end, a drain, a return: the time-slicing pass follows
+    bool pass_follows = false;  // an end, a drain, a return, a recompute: a time-slicing pass follows
     while (next_arrival < w_.jobs.size() && w_.jobs[next_arrival].submit == now) {
       Arrive(uint32_t(next_arrival++), now);
       schedule = true;
@@ -266,7 +266,7 @@ Status Engine::Run() {
       if (e.kind == Event::kDrain || e.kind == Event::kResume) {
         SetDrain(int32_t(e.job), e.kind == Event::kDrain, now);
         schedule = true;  // `scontrol update` runs the scheduler
-        nodes_changed = true;
+        pass_follows = true;
         continue;
       }
       const SimJob& j = jobs_[e.job];
@@ -274,7 +274,7 @@ Status Engine::Run() {
       bool done = j.remaining <= w_.jobs[e.job].time_limit;
       Stop(e.job, now, done ? RunEnd::kFinished : RunEnd::kTimeout, 0);
       schedule = true;
-      nodes_changed = true;
+      pass_follows = true;
     }
     if (!was_active && Active()) {  // waking from idleness: ticks keep their phase
       for (Tick* t : ticks) t->next = t->From(now);
@@ -289,7 +289,7 @@ Status Engine::Run() {
       if (now >= recompute.next) {
         Recompute(now);
         recompute.next = recompute.From(now + 1);
-        nodes_changed = true;  // new standings: the time-slicing pass follows them too
+        pass_follows = true;  // new standings: the time-slicing pass follows them too
       }
       if (suite() && now >= slice.next) {
         slice_due = true;
@@ -308,7 +308,7 @@ Status Engine::Run() {
     // standings as well as every TimesliceInterval
     // (sched_timeslice/timeslice_thread.h): before Slurm's schedulers get
     // to the GPUs an end freed.
-    if (suite() && was_active && nodes_changed) slice_due = true;
+    if (suite() && was_active && pass_follows) slice_due = true;
     if (slice_due) {
       size_t running_before = running_.size();
       TimeslicePass(now);
