@@ -35,7 +35,13 @@ conf_dir=$CLUSTER_DIR/etc
 printf '# budget.conf with a typo\nMaxMinRuntme=8:00:00\n' > "$conf_dir/budget.conf"
 lines_before=$(wc -l < "$LOG")
 check "a typo in budget.conf stops slurmctld from starting" bash -c '! "$0" restart-ctld' "$CLUSTER"
-since_restart() { tail -n +"$((lines_before + 1))" "$LOG"; }
+# The log of the controller started by restart-ctld: from its "started" line.
+# (The controller being stopped may see the new file first and say, once,
+# that it keeps its previous values; that is its own, correct, line.)
+since_restart() {
+  tail -n +"$((lines_before + 1))" "$LOG" | awk '/slurmctld version .* started/ { n = NR } { l[NR] = $0 }
+    END { for (i = n ? n : 1; i <= NR; i++) print l[i] }'
+}
 last_error_names_budget_conf() {
   local last; last=$(since_restart | grep -E 'error|fatal' | tail -n 1)
   contains "fatal: " "$last" && contains "$conf_dir/budget.conf:2: unknown key \"MaxMinRuntme\"" "$last"
