@@ -1,7 +1,9 @@
 // `sbudget explain JOBID`: why a job waits, runs, or was preempted, told
 // from the two sources that know:
 //   - Slurm: the job's own record (state, reason, contract record in the
-//     AdminComment, preemption note in the Comment) and, for a pending job,
+//     AdminComment, the suite's notes in the SystemComment: why it left its
+//     GPUs, the last contract change refused; never the user-writable
+//     Comment) and, for a pending job,
 //     every pending job with the priority priority/budget gave it;
 //   - the plugin's last report snapshot: the tree nodes' ranks, usage and
 //     owed/delivered time, and the running jobs' protection.
@@ -38,7 +40,9 @@ struct SlurmJob {
   std::string user;
   std::string account;
   std::string admin_comment;
-  std::string comment;  // the preemption note of preempt/timeslice, if any
+  // The suite's notes (libbudget/job_notes.h): the departure note of
+  // preempt/timeslice, the refusal of job_submit/contract.
+  std::string system_comment;
   uint32_t priority = 0;
   budget::TimePoint submit_time = 0;
   budget::TimePoint start_time = 0;  // 0: not started
