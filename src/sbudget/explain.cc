@@ -270,10 +270,12 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, TimePoint 
 
 // The last contract change job_submit/contract refused: scontrol showed the
 // requester only the error code's text (22.05's job_modify has no message).
-void ExplainRefusal(const SlurmJob* slurm, std::string* out) {
+void ExplainRefusal(const SlurmJob* slurm, std::string* out, JobFacts* facts) {
   if (slurm == nullptr) return;
   budget::RefusalNote refusal;
   if (!budget::ParseRefusalNote(budget::JobNotesOf(slurm->system_comment).refusal, &refusal)) return;
+  facts->refused_change = refusal.reason;
+  facts->refused_change_at = refusal.at_time;
   Line(out, "refused", "a contract change at " + refusal.at + ": " + refusal.reason);
 }
 
@@ -426,7 +428,7 @@ budget::Status ExplainPlacedJob(uint32_t job_id, const SlurmJob* slurm, const st
   }
   *out = text + "\n";
   ExplainContract(slurm, job, out);
-  ExplainRefusal(slurm, out);
+  ExplainRefusal(slurm, out, facts);
   if (slurm_pending) {
     ExplainPendingJob(*slurm, queue, snapshot, now, out, facts);
     ExplainPreemption(slurm, nullptr, now, out, facts);
@@ -488,6 +490,8 @@ std::string FormatExplanationsJson(const std::vector<Explanation>& jobs) {
                                                                    : nullptr);
     add("preempted_by", f.preempted_by > 0 ? json_object_new_int64(f.preempted_by) : nullptr);
     add("preemption_rule", f.preemption_rule.empty() ? nullptr : str(f.preemption_rule));
+    add("refused_change", f.refused_change.empty() ? nullptr : str(f.refused_change));
+    add("refused_change_at", f.refused_change.empty() ? nullptr : json_object_new_int64(f.refused_change_at));
     json_object* lines = json_object_new_array();
     size_t start = 0;
     while (start < e.text.size()) {

@@ -104,6 +104,9 @@ struct JobFacts {
   budget::TimePoint protection_end = budget::SnapshotJob::kNoTime;
   uint32_t preempted_by = 0;    // 0: not preempted (or left a draining node)
   std::string preemption_rule;  // "" when neither
+  // The last contract change job_submit/contract refused ("" for none).
+  std::string refused_change;
+  budget::TimePoint refused_change_at = 0;
 };
 
 // ExplainJob with the pending jobs already placed (PlacePendingJobs of
@@ -123,9 +126,9 @@ struct Explanation {
 // A JSON array, one object per job: job_id, state, reason, user, account,
 // gpus, min_runtime, resumable, allocation, allocated, tree_rank, priority,
 // queue_position (1 = next), queue_length, submit_time, start_time,
-// estimated_start, protection_end, preempted_by, preemption_rule (null
-// where a value does not apply or is unknown), and explanation (the text's
-// lines).
+// estimated_start, protection_end, preempted_by, preemption_rule,
+// refused_change, refused_change_at (null where a value does not apply or
+// is unknown), and explanation (the text's lines).
 std::string FormatExplanationsJson(const std::vector<Explanation>& jobs);
 
 // Why `ahead` comes before `job` in the job order: the first step of the

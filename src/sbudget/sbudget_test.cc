@@ -19,6 +19,7 @@
 
 #include "libbudget/test_support.h"
 
+#include "libbudget/preemption_note.h"
 #include "libbudget/report_snapshot.h"
 #include "sbudget/cli.h"
 #include "sbudget/explain.h"
@@ -722,10 +723,32 @@ void TestExplainGivesTheLastRefusedContractChange(void**) {
   assert_true(sbudget::ExplainJob(991, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "refused     a contract change at 2023-11-14T10:05:00");
   AssertContains(out, "preempted   at 2023-11-14T10:02:16 by job 8, rule \"unallocated\"");
-  // Without a refusal there is no such line.
+  // --json gives the reason and its time (2023-11-14T10:05:00 read in the
+  // process's zone, as the writer wrote it).
+  sbudget::Explanation e;
+  e.slurm = slurm;
+  assert_true(sbudget::ExplainPlacedJob(991, &slurm, nullptr, &s, kNow, &e.text, &e.facts).ok());
+  budget::TimePoint at = 0;
+  assert_true(budget::ParseLocalTime("2023-11-14T10:05:00", &at));
+  json_object* root = json_tokener_parse(sbudget::FormatExplanationsJson({e}).c_str());
+  assert_non_null(root);
+  json_object* job = json_object_array_get_idx(root, 0);
+  json_object* v = nullptr;
+  assert_true(json_object_object_get_ex(job, "refused_change", &v));
+  assert_string_equal(json_object_get_string(v),
+                      "the contract of a running job is fixed; ask an operator");
+  assert_true(json_object_object_get_ex(job, "refused_change_at", &v));
+  assert_int_equal(json_object_get_int64(v), at);
+  json_object_put(root);
+  // Without a refusal there is no such line, and null in JSON.
   slurm.system_comment = "preempted by job 8 at 2023-11-14T10:02:16 (rule: unallocated)";
-  assert_true(sbudget::ExplainJob(991, &slurm, nullptr, &s, kNow, &out).ok());
-  assert_true(out.find("refused     a contract change") == std::string::npos);
+  assert_true(sbudget::ExplainPlacedJob(991, &slurm, nullptr, &s, kNow, &e.text, &e.facts).ok());
+  assert_true(e.text.find("refused     a contract change") == std::string::npos);
+  e.slurm = slurm;
+  root = json_tokener_parse(sbudget::FormatExplanationsJson({e}).c_str());
+  assert_true(json_object_object_get_ex(json_object_array_get_idx(root, 0), "refused_change", &v));
+  assert_null(v);
+  json_object_put(root);
 }
 
 // A job preempt/timeslice ended rather than requeued is PREEMPTED in Slurm
