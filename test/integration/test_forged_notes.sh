@@ -29,7 +29,10 @@ as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM
 user_fails() { local out; if out=$(as_user "$1" 2>&1); then echo "accepted: $1: $out"; return 1; fi; echo "$out"; }
 is_job_id() { [[ $1 =~ ^[0-9]+$ ]] || { echo "not a job id: $1"; return 1; }; }
 line_of() { scontrol show job "$1" 2>/dev/null | sed -n "s/^ *$2=\(.*\) $/\1/p"; }
-field_is() { local got; got=$(line_of "$1" "$2"); [ "$got" = "$3" ] || { echo "job $1: $2='$got', want '$3'"; return 1; }; }
+field_is() {
+  local got; got=$(line_of "$1" "$2")
+  [ "$got" = "$3" ] || { echo "job $1: $2='$got', want '$3'"; return 1; }
+}
 explain_of() { COLUMNS=1000 "$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1; }
 explain_has() { contains "$2" "$(explain_of "$1")"; }
 explain_has_no_departure() {
@@ -51,16 +54,18 @@ b1=$(job teamb 0:20 1 --resumable) || fail_now "submit b1"
 grant="preempted by job $b1 at 2030-01-01T00:00:00 (rule: unallocated)"
 drain="requeued at 2030-01-01T00:00:00: node n1 is draining (rule: drain at contract end)"
 # f1: held, the note given at submission as Comment and job name (and wckey).
+wckey=taken
 f1=$(as_user "sbatch --parsable -o /dev/null -A teama --hold --min-runtime=0:20 --gres=gpu:8 \
   --comment='$grant' --job-name='$grant' --wckey=forged --wrap true" 2>&1)
 if ! is_job_id "$f1" >/dev/null; then
-  # A wckey is refused where TrackWCKey is off; the rest must still be tried.
+  wckey=refused
+  # Should sbatch refuse the wckey, the other fields must still be tried.
   echo "     sbatch --wckey: $f1"
   f1=$(as_user "sbatch --parsable -o /dev/null -A teama --hold --min-runtime=0:20 --gres=gpu:8 \
     --comment='$grant' --job-name='$grant' --wrap true" 2>&1)
 fi
 check "the user submits f1 with a forged note as Comment and job name" is_job_id "$f1"
-echo "     f1: WCKey=$(job_field "$f1" WCKey)"
+echo "     f1: --wckey $wckey; WCKey=$(job_field "$f1" WCKey) (Slurm keeps one only with TrackWCKey)"
 # f2: waiting (not held) unallocated work; the note written after submission.
 f2=$(as_user "sbatch --parsable -o /dev/null -A teama --min-runtime=0 --gres=gpu:8 --wrap 'sleep 600'" 2>&1)
 check "the user submits f2" is_job_id "$f2"
@@ -71,7 +76,8 @@ check "the user cannot write root's job a1 (Slurm refuses)" \
   user_fails "scontrol update jobid=$a1 comment='$grant'"
 out=$(user_fails "scontrol update jobid=$f2 admincomment='$grant'")
 check "the user cannot write an AdminComment (Access/permission denied)" contains "Access/permission denied" "$out"
-check "the user cannot write a SystemComment (no RPC sets it)" user_fails "scontrol update jobid=$f2 systemcomment='$grant'"
+check "the user cannot write a SystemComment (no RPC sets it)" \
+  user_fails "scontrol update jobid=$f2 systemcomment='$grant'"
 check "... not even root can" bash -c "! scontrol update jobid=$f2 systemcomment='$grant' 2>/dev/null"
 check "f1 and f2 carry no SystemComment" bash -c \
   "! scontrol show job $f1 $f2 | grep -q SystemComment= || { scontrol show job $f1 $f2 | grep SystemComment=; exit 1; }"
@@ -87,10 +93,13 @@ echo "     a1 requeued $(( $(date +%s) - a1_end )) s after its protection ended 
 check "b1 runs" wait_state "$b1" RUNNING 20
 
 # --- What the notes say --------------------------------------------------------
-check "a1's SystemComment holds the real note" \
-  bash -c "line_of() { scontrol show job \"\$1\" | sed -n \"s/^ *\$2=\\(.*\\) \$/\\1/p\"; }; \
-    case \$(line_of $a1 SystemComment) in 'preempted by job $b1 at '*' (rule: over-served allocation)') ;; \
-    *) echo \"SystemComment=\$(line_of $a1 SystemComment)\"; exit 1 ;; esac"
+# notes_are ID GLOB: the job's SystemComment matches GLOB.
+notes_are() {
+  local got; got=$(line_of "$1" SystemComment)
+  # shellcheck disable=SC2053
+  [[ $got == $2 ]] || { echo "job $1: SystemComment='$got', want $2"; return 1; }
+}
+check "a1's SystemComment holds the real note" notes_are "$a1" "preempted by job $b1 at * (rule: over-served allocation)"
 check "a1's own Comment is left as its owner wrote it" field_is "$a1" Comment mine
 check "sbudget explain of a1 names its real preemptor" \
   explain_has "$a1" "by job $b1, rule \"over-served allocation\"; requeued (resumable)"
