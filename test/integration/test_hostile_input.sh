@@ -4,8 +4,9 @@
 #   - a het job's component without --min-runtime gets the default contract,
 #     not the previous component's (spank/contract starts each component
 #     from nothing);
-#   - a job submitted from inside a job declares only what its own command
-#     line says, not the enclosing job's --min-runtime;
+#   - a job submitted from inside a job (a batch script, an salloc) declares
+#     only what its own command line says, not the enclosing job's
+#     --min-runtime;
 #   - hostile --min-runtime values (newlines with forged log lines, 120 kB,
 #     control characters, unicode) are refused with one short message, and
 #     slurmctld.log gets no injected line and no line longer than 1 kB;
@@ -74,6 +75,12 @@ check "a job submitted inside it without --min-runtime gets the default (declare
 check "one with --min-runtime=5 inside it records its own (300 s)" \
   field_is "${inner5:-none}" AdminComment "contract:min_runtime=300,resumable=0,declared=1"
 [ -n "$inner$inner5" ] && scancel $inner $inner5
+# The same from an salloc shell (its environment carries the allocation's
+# options too).
+in_salloc=$(salloc -Q --min-runtime=30 --resumable --time=60 sh -c 'sbatch --parsable --hold -o /dev/null --wrap true' 2>/dev/null | tail -n 1)
+check "a job submitted from an salloc with --min-runtime=30 gets the default" \
+  field_is "${in_salloc:-none}" AdminComment "$kDefault"
+[ -n "$in_salloc" ] && scancel "$in_salloc"
 
 # --- hostile --min-runtime values -------------------------------------------------------
 forged='error: priority/budget: FORGED LOG LINE'
