@@ -54,10 +54,22 @@ Status ParseIntervalSeconds(std::string_view value, Seconds* out) {
   return Status::Ok();
 }
 
+// Case-insensitive equality of a value with a lower-case word. Not
+// strncasecmp: an empty value may have a null data() (UnknownAccount=).
+bool IsWord(std::string_view value, std::string_view word) {
+  if (value.size() != word.size()) return false;
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != word[i]) return false;
+  }
+  return true;
+}
+
 Status ParseUnknownAccount(std::string_view value, BudgetConfig* config) {
-  if (strncasecmp(value.data(), "reject", value.size()) == 0 && value.size() == 6) {
+  if (IsWord(value, "reject")) {
     config->unknown_account = UnknownAccountPolicy::kReject;
-  } else if (strncasecmp(value.data(), "unallocated", value.size()) == 0 && value.size() == 11) {
+  } else if (IsWord(value, "unallocated")) {
     config->unknown_account = UnknownAccountPolicy::kUnallocated;
   } else {
     return Status::InvalidArgument("must be reject or unallocated, got \"" + std::string(value) + "\"");

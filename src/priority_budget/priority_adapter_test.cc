@@ -129,6 +129,10 @@ void test_gpu_count_from_tres(void** /*state*/) {
       {"", 0},
       {"gres/gpu=", 0},
       {"gres/gpux=3", 0},
+      // strtod reads these as inf or nan: not a count.
+      {"gres/gpu=inf", 0},
+      {"gres/gpu=1e400", 0},
+      {"gres/gpu=nan", 0},
   };
   for (const auto& c : cases) assert_true(budget_prio::GpuCountFromTres(c.tres) == c.want);
 }
@@ -145,6 +149,10 @@ void test_gpu_count_from_gres_spec(void** /*state*/) {
       {"gres:nic:1,gres:gpu:2", 2},
       {"gres:gpux:2", 0},
       {"", 0},
+      // Not counts: a type named "inf" (one GPU), and 1e400 (inf to strtod).
+      {"gres:gpu:inf", 1},
+      {"gres:gpu:1e400", 1},
+      {"gres:gpu:nan,gres:gpu:2", 3},
   };
   for (const auto& c : cases) assert_true(budget_prio::GpuCountFromGresSpec(c.spec) == c.want);
 }
