@@ -704,7 +704,7 @@ void test_reloader_keeps_last_good_tree(void** /*state*/) {
 
 // --- state files -------------------------------------------------------------
 
-void test_atomic_write_and_set_aside(void** /*state*/) {
+void test_atomic_write(void** /*state*/) {
   std::string dir = TempDir();
   std::string path = dir + "/f";
   assert_true(budget_prio::WriteFileAtomically(path, "one").ok());
@@ -713,15 +713,31 @@ void test_atomic_write_and_set_aside(void** /*state*/) {
   assert_true(budget_prio::ReadWholeFile(path, &text).ok());
   assert_string_equal(text.c_str(), "two");
   assert_int_equal(access((path + ".tmp").c_str(), F_OK), -1);  // no temporary left
-  std::string moved;
-  assert_true(budget_prio::SetAsideCorruptFile(path, 42, &moved).ok());
-  assert_string_equal(moved.c_str(), (path + ".corrupt.42").c_str());
-  assert_true(budget_prio::ReadWholeFile(path, &text).IsNotFound());
+  unlink(path.c_str());
   // A directory that does not exist: IOError naming the temporary file.
   budget::Status st = budget_prio::WriteFileAtomically(dir + "/no/such/f", "x");
   assert_false(st.ok());
   assert_non_null(strstr(st.message().c_str(), "/no/such/f.tmp"));
-  unlink(moved.c_str());
+  rmdir(dir.c_str());
+}
+
+// Temp files of an interrupted write are removed at start, and only ours.
+void test_stale_temp_files_removed(void** /*state*/) {
+  std::string dir = TempDir();
+  std::string tree_tmp = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName) + ".tmp";
+  std::string report_tmp = budget_prio::StateFile(dir, budget::kReportSnapshotFileName) + ".tmp";
+  std::string other_tmp = dir + "/job_state.tmp";  // slurmctld's, not ours
+  for (const std::string& f : {tree_tmp, report_tmp, other_tmp}) {
+    assert_true(budget_prio::WriteFileAtomically(f, "half").ok());
+  }
+  std::vector<std::string> removed = budget_prio::RemoveStaleTempFiles(dir);
+  assert_int_equal(removed.size(), 2);
+  assert_string_equal(removed[0].c_str(), tree_tmp.c_str());
+  assert_string_equal(removed[1].c_str(), report_tmp.c_str());
+  assert_int_equal(access(tree_tmp.c_str(), F_OK), -1);
+  assert_int_equal(access(other_tmp.c_str(), F_OK), 0);
+  assert_true(budget_prio::RemoveStaleTempFiles(dir).empty());
+  unlink(other_tmp.c_str());
   rmdir(dir.c_str());
 }
 
@@ -809,7 +825,8 @@ int main(void) {
       cmocka_unit_test(test_curl_library_loads_on_demand),
       cmocka_unit_test(test_unreachable_url_is_an_error),
       cmocka_unit_test(test_reloader_keeps_last_good_tree),
-      cmocka_unit_test(test_atomic_write_and_set_aside),
+      cmocka_unit_test(test_atomic_write),
+      cmocka_unit_test(test_stale_temp_files_removed),
       cmocka_unit_test(test_report_carries_select_topo_fragmentation),
       cmocka_unit_test(test_no_tree_report_says_so),
   };

@@ -12,7 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "libbudget/ledger_file.h"
+#include "libbudget/ledger_generations.h"
 #include "libbudget/packing_state.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/time_string.h"
@@ -79,6 +79,17 @@ void LogErrorLines(const char* what, const std::string& message) {
   std::istringstream lines(message);
   std::string line;
   while (std::getline(lines, line)) error("priority/budget: %s: %s", what, line.c_str());
+}
+
+// "2026-12-01T15:04:05" in local time, as slurmctld.log's stamps.
+std::string LocalTime(budget::TimePoint t) {
+  time_t seconds = static_cast<time_t>(t);
+  struct tm parts;
+  char text[32];
+  if (localtime_r(&seconds, &parts) == nullptr || strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts) == 0) {
+    return std::to_string(t);
+  }
+  return text;
 }
 
 std::string JoinPaths(const std::vector<std::string>& paths) {
@@ -412,24 +423,48 @@ void RecalcThread::LogOrderChange(const std::vector<std::string>& ranked_paths) 
 }
 
 void RecalcThread::LoadLedger() {
-  budget::Status st = budget::LoadLedger(ledger_file_, &ledger_);
-  if (st.ok()) {
-    info("priority/budget: loaded the ledger from %s: %zu paths, %zu job cursors", ledger_file_.c_str(),
-         ledger_.path_count(), ledger_.job_count());
+  // Temp files a kill during a write left behind: never loaded, and removed
+  // here so that they are not taken for state (the ledger's own are
+  // removed by the core below).
+  for (const std::string& removed : RemoveStaleTempFiles(state_dir_)) {
+    info("priority/budget: removed %s, left by a write that a crash or kill interrupted", removed.c_str());
+  }
+  budget::LedgerLoadReport report;
+  budget::Status st = budget::LoadNewestGoodLedger(ledger_file_, time(nullptr), &ledger_, &report);
+  for (const std::string& removed : report.removed_tmp) {
+    info("priority/budget: removed %s, left by a ledger save that a crash or kill interrupted", removed.c_str());
+  }
+  for (const std::string& problem : report.problems) error("priority/budget: cannot load the ledger: %s", problem.c_str());
+  for (const std::string& moved : report.set_aside) error("priority/budget: damaged ledger kept aside: %s", moved.c_str());
+  if (!st.ok()) {
+    error("priority/budget: cannot read the ledger: %s; starting with no usage", st.message().c_str());
     return;
   }
-  if (st.IsNotFound()) {
-    info("priority/budget: no ledger at %s yet; starting with no usage", ledger_file_.c_str());
-    return;
+  switch (report.outcome) {
+    case budget::LedgerLoadReport::Outcome::kNoFile:
+      info("priority/budget: no ledger at %s yet; starting with no usage", ledger_file_.c_str());
+      break;
+    case budget::LedgerLoadReport::Outcome::kNewest:
+      info("priority/budget: loaded the ledger from %s: %zu paths, %zu job cursors", ledger_file_.c_str(),
+           ledger_.path_count(), ledger_.job_count());
+      break;
+    case budget::LedgerLoadReport::Outcome::kPrevious:
+      error("priority/budget: fell back to the previous ledger generation %s (saved %s): %zu paths, %zu job "
+            "cursors; usage charged in the %lld s after its save is lost, except the runs of jobs slurmctld "
+            "still records, which are charged again from their cursors",
+            report.loaded_file.c_str(), LocalTime(report.loaded_saved_at).c_str(),
+            ledger_.path_count(), ledger_.job_count(), static_cast<long long>(report.time_lost));
+      break;
+    case budget::LedgerLoadReport::Outcome::kNothingGood:
+      error("priority/budget: no good ledger generation in %s (see above); starting with no usage: the "
+            "window's usage of ended jobs is lost",
+            state_dir_.c_str());
+      break;
   }
-  std::string moved_to;
-  budget::Status moved = SetAsideCorruptFile(ledger_file_, time(nullptr), &moved_to);
-  error("priority/budget: cannot load the ledger: %s; starting with no usage (the file is kept as %s)",
-        st.message().c_str(), moved.ok() ? moved_to.c_str() : ledger_file_.c_str());
 }
 
 void RecalcThread::SaveLedger() {
-  budget::Status st = budget::SaveLedger(ledger_, ledger_file_);
+  budget::Status st = budget::SaveLedgerGeneration(ledger_, ledger_file_);
   if (!st.ok()) error("priority/budget: cannot save the ledger: %s", st.message().c_str());
 }
 
