@@ -120,6 +120,7 @@ budget::Status RecalcThread::Start() {
   TreeSource source;
   budget::Status st = TreeSource::FromSpec(config_.budget_tree, &source);
   if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
+  source.set_timeouts(config_.tree_connect_timeout, config_.tree_fetch_timeout);
   st = budget::Ledger::CheckOptions(ledger_.options());
   if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
   LoadLedger();
@@ -135,9 +136,20 @@ budget::Status RecalcThread::Start() {
   // A first order, so that jobs submitted before the first pass get a
   // priority under the saved usage. Without a last good tree (a first
   // start), the source is read now, so that job_submit/contract has a tree
-  // to check accounts against from the first submission.
+  // to check accounts against from the first submission (for a URL, this
+  // waits up to TreeFetchTimeout, once; later fetches run in the fetcher's
+  // thread).
   budget::TimePoint now = time(nullptr);
-  if (!reloader_->has_tree()) ReloadTreeIfDue(now, /*forced=*/true);
+  if (!reloader_->has_tree()) {
+    Clock::time_point fetch_start = Clock::now();
+    ReloadOutcome outcome = reloader_->Reload(now);
+    LogReloadOutcome(outcome, MillisSince(fetch_start) / 1000);
+  }
+  fetcher_ = std::make_unique<TreeFetcher>([this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fetch_done_ = true;
+    wake_.notify_all();
+  });
   if (reloader_->has_tree()) {
     PassResult result;
     if (ComputePriorities(reloader_->shared_tree(), config_, {}, 1, now, &ledger_, &result).ok()) {
@@ -164,6 +176,8 @@ void RecalcThread::Stop() {
     wake_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
+  // After the recalc thread: it is the only one that starts fetches.
+  if (fetcher_) fetcher_->Stop();
 }
 
 void RecalcThread::Run() {
@@ -182,7 +196,16 @@ void RecalcThread::Run() {
     }
     std::unique_lock<std::mutex> lock(mutex_);
     auto deadline = Clock::now() + std::chrono::seconds(std::max<budget::Seconds>(config_.recalc_interval, 1));
-    wake_.wait_until(lock, deadline, [this] { return stop_ || reconfigure_; });
+    // A finished fetch is adopted at once; a new tree starts a pass at
+    // once, anything else leaves the pass where it was due.
+    while (wake_.wait_until(lock, deadline, [this] { return stop_ || reconfigure_ || fetch_done_; }) && !stop_ &&
+           !reconfigure_) {
+      fetch_done_ = false;
+      lock.unlock();
+      bool loaded = AdoptFetchedTree();
+      lock.lock();
+      if (loaded) break;
+    }
     if (stop_) break;
   }
   SaveLedger();
@@ -204,6 +227,7 @@ void RecalcThread::ReloadConfigIfAsked() {
   } else {
     TreeSource source;
     st = TreeSource::FromSpec(config.budget_tree, &source);
+    source.set_timeouts(config.tree_connect_timeout, config.tree_fetch_timeout);
     if (!st.ok()) {
       error("priority/budget: reconfigure: keeping the previous budget.conf: %s", st.message().c_str());
     } else {
@@ -213,7 +237,8 @@ void RecalcThread::ReloadConfigIfAsked() {
         config.lookback_window = config_.lookback_window;
         config.ledger_bucket = config_.ledger_bucket;
       }
-      if (config.budget_tree != config_.budget_tree) reloader_->set_source(source);
+      // A new source or new timeouts; the fetch below is forced anyway.
+      reloader_->set_source(source);
       reloader_->set_refresh(config.budget_refresh);
       config_ = config;
     }
@@ -223,9 +248,38 @@ void RecalcThread::ReloadConfigIfAsked() {
 }
 
 void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
-  if (!forced && !reloader_->ReloadDue(now)) return;
-  ReloadOutcome outcome = reloader_->Reload(now);
+  if (forced) reload_asked_ = true;
+  if (!reload_asked_ && !reloader_->ReloadDue(now)) return;
+  double seconds = 0;
+  if (fetcher_->busy(&seconds)) {
+    // The pass goes on with the tree it has; the fetch's own timeout ends it.
+    debug("priority/budget: the tree fetch from %s is still running after %.0f s (TreeFetchTimeout=%ld s); "
+          "passes go on with the current tree",
+          fetcher_source_.c_str(), seconds, reloader_->source().total_timeout());
+    return;
+  }
+  TreeSource source = reloader_->BeginReload(now);
+  std::string description = source.description();
+  if (fetcher_->Start(std::move(source))) {
+    reload_asked_ = false;
+    fetcher_source_ = description;
+  }
+}
+
+bool RecalcThread::AdoptFetchedTree() {
+  FetchResult fetched;
+  if (!fetcher_->TakeResult(&fetched)) return false;
+  ReloadOutcome outcome = reloader_->FinishReload(fetched.source, fetched.status, std::move(fetched.text));
+  LogReloadOutcome(outcome, fetched.seconds);
+  return outcome.kind == ReloadOutcome::Kind::kLoaded;
+}
+
+void RecalcThread::LogReloadOutcome(const ReloadOutcome& outcome, double fetch_seconds) {
   switch (outcome.kind) {
+    case ReloadOutcome::Kind::kStale:
+      debug("priority/budget: ignoring a tree fetched from %s, which budget.conf no longer names",
+            outcome.message.c_str());
+      break;
     case ReloadOutcome::Kind::kUnchanged:
       debug("priority/budget: tree source %s unchanged", reloader_->source().description().c_str());
       break;
@@ -248,6 +302,7 @@ void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
               reloader_->source().description().c_str());
       }
       LogErrorLines("refused tree", outcome.message);
+      error("priority/budget: the tree fetch took %.1f s, outside the priority passes", fetch_seconds);
       break;
   }
 }
@@ -255,6 +310,7 @@ void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
 void RecalcThread::RunPass() {
   ReloadConfigIfAsked();
   budget::TimePoint now = time(nullptr);
+  AdoptFetchedTree();
   ReloadTreeIfDue(now, /*forced=*/false);
   if (!reloader_->has_tree()) {
     // Said at every pass, not once: a policy that is not running must not
