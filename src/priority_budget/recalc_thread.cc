@@ -177,7 +177,16 @@ void RecalcThread::Stop() {
   }
   if (thread_.joinable()) thread_.join();
   // After the recalc thread: it is the only one that starts fetches.
-  if (fetcher_) fetcher_->Stop();
+  if (fetcher_) {
+    double seconds = 0;
+    bool in_flight = fetcher_->busy(&seconds);
+    fetcher_->Stop();
+    if (in_flight) {
+      info("priority/budget: cancelled the tree fetch from %s (in flight for %.0f s)", fetcher_source_.c_str(),
+           seconds);
+    }
+    fetcher_.reset();
+  }
 }
 
 void RecalcThread::Run() {
