@@ -774,9 +774,21 @@ void test_fetcher_never_blocks_the_caller(void** /*state*/) {
   assert_string_equal(result.source.description().c_str(), "http://tree.invalid/t.json");
   // Taken once; then a new fetch may start.
   assert_false(fetcher.TakeResult(&result));
+  release = false;
+  done = false;
   assert_true(fetcher.Start(source));
+  // A reconfigure named another source: the hung fetch is cut short...
+  fetcher.CancelInFlight();
+  assert_true(WaitFor(done));
+  assert_true(fetcher.TakeResult(&result));
+  // ...and the next one is not cancelled by it (it hangs until released).
+  done = false;
+  assert_true(fetcher.Start(source));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  assert_true(fetcher.busy());
+  assert_false(done);
   fetcher.Stop();
-  assert_int_equal(fetches.load(), 2);
+  assert_int_equal(fetches.load(), 3);
   assert_false(fetcher.Start(source));
 }
 

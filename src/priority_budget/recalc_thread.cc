@@ -246,7 +246,10 @@ void RecalcThread::ReloadConfigIfAsked() {
         config.lookback_window = config_.lookback_window;
         config.ledger_bucket = config_.ledger_bucket;
       }
-      // A new source or new timeouts; the fetch below is forced anyway.
+      // A new source or new timeouts; the fetch below is forced anyway. A
+      // fetch of the old source (a URL that does not answer) is cut short,
+      // so that the new one starts within a pass or two.
+      if (config.budget_tree != config_.budget_tree) fetcher_->CancelInFlight();
       reloader_->set_source(source);
       reloader_->set_refresh(config.budget_refresh);
       config_ = config;
@@ -311,7 +314,7 @@ void RecalcThread::LogReloadOutcome(const ReloadOutcome& outcome, double fetch_s
               reloader_->source().description().c_str());
       }
       LogErrorLines("refused tree", outcome.message);
-      error("priority/budget: the tree fetch took %.1f s, outside the priority passes", fetch_seconds);
+      if (fetch_seconds >= 1) error("priority/budget: the tree fetch took %.1f s", fetch_seconds);
       break;
   }
 }

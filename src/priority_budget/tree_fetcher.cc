@@ -28,6 +28,7 @@ bool TreeFetcher::Start(TreeSource source) {
   if (stop_ || in_flight_ || result_) return false;
   request_ = std::move(source);
   in_flight_ = true;
+  cancel_ = false;  // a cancel was for the previous fetch, which has ended
   started_ = Clock::now();
   wake_.notify_all();
   return true;
@@ -49,13 +50,18 @@ bool TreeFetcher::TakeResult(FetchResult* out) {
   return true;
 }
 
+void TreeFetcher::CancelInFlight() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (in_flight_) cancel_ = true;
+}
+
 void TreeFetcher::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    cancel_ = true;
     wake_.notify_all();
   }
-  cancel_ = true;
   if (thread_.joinable()) thread_.join();
 }
 

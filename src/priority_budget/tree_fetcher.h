@@ -11,7 +11,8 @@
 // one fetch is in flight: a request while one is (a slow source) is
 // refused, and the caller asks again later.
 //
-// Stop() cancels a fetch in flight (curl gives up within about a second,
+// CancelInFlight() ends the fetch in flight early (a reconfigure named
+// another source); Stop() cancels a fetch in flight (curl gives up within about a second,
 // tree_source.h) and joins the thread.
 //
 // Thread safety: every method may be called from any thread; on_done must
@@ -58,6 +59,9 @@ class TreeFetcher {
   bool Start(TreeSource source);
   // Whether a fetch is in flight; *seconds, if given, how long it has been.
   bool busy(double* seconds = nullptr) const;
+  // Makes a fetch in flight give up (within about a second); its result
+  // is an error. For a source budget.conf no longer names.
+  void CancelInFlight();
   // The finished fetch's result, once; false if none is waiting.
   bool TakeResult(FetchResult* out);
   void Stop();

@@ -158,7 +158,8 @@ while time.time() < deadline:
                 except ProcessLookupError:
                     break
                 time.sleep(0.01)
-            print("mid-write" if os.path.exists(os.path.join(state, name)) else "after-write")
+            tmp = os.path.join(state, name)
+            print("mid-write %d" % os.path.getsize(tmp) if os.path.exists(tmp) else "after-write")
             sys.exit(0)
 sys.exit("no ledger save seen in 30 s")
 PY
@@ -167,11 +168,14 @@ mid_writes=0
 for round in 1 2 3; do
   removed_before=$(log_count "removed $ledger.tmp, left by a ledger save")
   landed=$(kill_during_save) || fail_now "kill -9 during a ledger save (round $round)"
+  written=${landed#mid-write }
+  landed=${landed%% *}
   [ "$landed" = mid-write ] && mid_writes=$((mid_writes + 1))
+  [ "$landed" = mid-write ] && landed="mid-write: $written of $(stat -c %s "$ledger") bytes of the temp file written"
   echo "     kill $round: $landed"
   rm -f "$CLUSTER_DIR/run/slurmctld.mypid"
   "$CLUSTER" restart-ctld > /dev/null || fail_now "slurmctld restarts after kill -9 (round $round)"
-  if [ "$landed" = mid-write ]; then
+  if [ "${landed%%:*}" = mid-write ]; then
     check "kill $round (mid-write): the stale temp file is removed, and the log says so" \
       poll 30 log_count_above "removed $ledger.tmp, left by a ledger save" "$removed_before"
   fi
@@ -230,7 +234,9 @@ while True:
     c, _ = s.accept(); held.append(c)
 ' "$port" > /dev/null 2>&1 &
 hole=$!
-answers_nothing() { ! curl -s -m 1 -o /dev/null "$url"; }
+# curl's exit 28 is a timeout: connected, no answer (7, refused, would mean
+# the listener is not up yet).
+answers_nothing() { curl -s -m 1 -o /dev/null "$url"; local rc=$?; [ "$rc" = 28 ] || { echo "curl exit $rc, want 28"; return 1; }; }
 check "the black hole accepts and never answers" poll 10 answers_nothing
 timeouts_before=$(log_count "refused tree: $url: timed out")
 budget_conf "$url" > "$CLUSTER_DIR/etc/budget.conf"
