@@ -131,11 +131,12 @@ check "the pending order is unchanged" same "$order0" "$(pending_order)"
 
 # --- kill -9 during a ledger write ----------------------------------------------
 # Waits for budget_ledger.dat.tmp to be created, kills slurmctld at once,
-# and prints "mid-write" if the temp file outlived the controller (the kill
-# came between the save's open and its rename), else "after-write".
+# and prints "mid-write ..." if the temp file outlived the controller (the
+# kill came between the save's open and its rename; with how much of it was
+# written), else "after-write".
 kill_during_save() {
   python3 - "$STATE" "$(cat "$CLUSTER_DIR/run/slurmctld.mypid")" <<'PY'
-import ctypes, os, signal, struct, sys, time
+import ctypes, os, signal, struct, sys, time, zlib
 state, pid = sys.argv[1], int(sys.argv[2])
 libc = ctypes.CDLL(None, use_errno=True)
 fd = libc.inotify_init1(0)
@@ -159,7 +160,17 @@ while time.time() < deadline:
                     break
                 time.sleep(0.01)
             tmp = os.path.join(state, name)
-            print("mid-write %d" % os.path.getsize(tmp) if os.path.exists(tmp) else "after-write")
+            if not os.path.exists(tmp):
+                print("after-write")
+                sys.exit(0)
+            # How far the save got: all its bytes (header length and CRC
+            # agree: killed in the fsync or the rotation) or a part.
+            data = open(tmp, "rb").read()
+            complete = (len(data) >= 24 and data[:8] == b"SBLEDGER" and
+                        struct.unpack_from("<Q", data, 12)[0] + 24 == len(data) and
+                        zlib.crc32(data[:-4]) & 0xFFFFFFFF == struct.unpack_from("<I", data, len(data) - 4)[0])
+            print("mid-write %s" % ("all %d bytes written, not yet renamed" % len(data) if complete
+                                    else "%d bytes written" % len(data)))
             sys.exit(0)
 sys.exit("no ledger save seen in 30 s")
 PY
@@ -168,10 +179,7 @@ mid_writes=0
 for round in 1 2 3; do
   removed_before=$(log_count "removed $ledger.tmp, left by a ledger save")
   landed=$(kill_during_save) || fail_now "kill -9 during a ledger save (round $round)"
-  written=${landed#mid-write }
-  landed=${landed%% *}
-  [ "$landed" = mid-write ] && mid_writes=$((mid_writes + 1))
-  [ "$landed" = mid-write ] && landed="mid-write: $written of $(stat -c %s "$ledger") bytes of the temp file written"
+  case $landed in mid-write*) mid_writes=$((mid_writes + 1)); landed="mid-write: ${landed#mid-write }" ;; esac
   echo "     kill $round: $landed"
   rm -f "$CLUSTER_DIR/run/slurmctld.mypid"
   "$CLUSTER" restart-ctld > /dev/null || fail_now "slurmctld restarts after kill -9 (round $round)"
