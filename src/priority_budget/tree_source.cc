@@ -121,7 +121,9 @@ budget::Status TreeSource::FetchUrl(std::string* text, const std::atomic<bool>* 
                                    " s, TreeFetchTimeout=" + std::to_string(total_timeout_) +
                                    " s): " + (error[0] ? error : lib->easy_strerror(rc)));
   }
-  if (rc == CURLE_ABORTED_BY_CALLBACK) return budget::Status::IOError(url_ + ": fetch cancelled (slurmctld shutting down, or BudgetTree changed)");
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    return budget::Status::IOError(url_ + ": fetch cancelled (slurmctld shutting down, or BudgetTree changed)");
+  }
   if (rc != CURLE_OK) {
     return budget::Status::IOError(url_ + ": " + (error[0] ? error : lib->easy_strerror(rc)));
   }
