@@ -750,7 +750,9 @@ void test_fetcher_never_blocks_the_caller(void** /*state*/) {
                                    [&](const budget_prio::TreeSource&, const std::atomic<bool>& cancel,
                                        std::string* text) {
                                      ++fetches;
-                                     while (!release && !cancel) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                     while (!release && !cancel) {
+                                       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                     }
                                      *text = kTree;
                                      return budget::Status::Ok();
                                    });

@@ -502,8 +502,12 @@ void RecalcThread::LoadLedger() {
   for (const std::string& removed : report.removed_tmp) {
     info("priority/budget: removed %s, left by a ledger save that a crash or kill interrupted", removed.c_str());
   }
-  for (const std::string& problem : report.problems) error("priority/budget: cannot load the ledger: %s", problem.c_str());
-  for (const std::string& moved : report.set_aside) error("priority/budget: damaged ledger kept aside: %s", moved.c_str());
+  for (const std::string& problem : report.problems) {
+    error("priority/budget: cannot load the ledger: %s", problem.c_str());
+  }
+  for (const std::string& moved : report.set_aside) {
+    error("priority/budget: damaged ledger kept aside: %s", moved.c_str());
+  }
   if (!st.ok()) {
     error("priority/budget: cannot read the ledger: %s; starting with no usage", st.message().c_str());
     return;
