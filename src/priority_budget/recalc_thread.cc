@@ -14,6 +14,7 @@
 
 #include "libbudget/ledger_generations.h"
 #include "libbudget/packing_state.h"
+#include "libbudget/pass_clock.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/time_string.h"
 #include "priority_budget/priority_pass.h"
@@ -39,6 +40,13 @@ struct PassTimes {
 };
 
 namespace {
+
+// Seconds since the epoch, with their fraction.
+double WallSeconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -204,7 +212,11 @@ void RecalcThread::Run() {
       error("priority/budget: pass failed on an internal error; priorities unchanged");
     }
     std::unique_lock<std::mutex> lock(mutex_);
-    auto deadline = Clock::now() + std::chrono::seconds(std::max<budget::Seconds>(config_.recalc_interval, 1));
+    // The next pass at the next whole multiple of RecalcInterval on the
+    // wall clock, kRecalcOffset into its second (libbudget/pass_clock.h).
+    const double wall = WallSeconds();
+    const double next = budget::NextAlignedTime(wall, config_.recalc_interval, budget::kRecalcOffset);
+    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next - wall));
     // A finished fetch is adopted at once; a new tree starts a pass at
     // once, anything else leaves the pass where it was due.
     while (wake_.wait_until(lock, deadline, [this] { return stop_ || reconfigure_ || fetch_done_; }) && !stop_ &&

@@ -12,6 +12,7 @@
 
 #include "libbudget/config.h"
 #include "libbudget/packing_state.h"
+#include "libbudget/pass_clock.h"
 #include "sched_timeslice/job_actions.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/pass_inputs.h"
@@ -20,6 +21,17 @@
 #include "sched_timeslice/timeslice_locks.h"
 
 namespace timeslice {
+
+namespace {
+
+// Seconds since the epoch, with their fraction.
+double WallSeconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
 
 namespace {
 
@@ -64,22 +76,27 @@ void TimesliceThread::Reconfigure(ThreadConfig config) {
 }
 
 void TimesliceThread::Run() {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point next_pass = Clock::now();
+  double next_pass = 0;  // the periodic pass, wall-clock seconds
+  bool pending = false;  // a pass is wanted, held back by the settle window
   for (;;) {
     bool due = false;
-    Clock::duration interval;
+    budget::Seconds interval = 1;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_for(lock, std::chrono::milliseconds(kWatchMillis), [this] { return stop_ || woken_; });
       if (stop_) return;
       due = woken_;
       woken_ = false;
-      interval = std::chrono::seconds(std::max<budget::Seconds>(config_.interval, 1));
+      interval = config_.interval;
     }
-    const Clock::time_point now = Clock::now();
-    if (!due && now < next_pass && !ChangedSinceLastPass()) continue;
-    next_pass = now + interval;
+    const double now = WallSeconds();
+    if (due || now >= next_pass || ChangedSinceLastPass()) pending = true;
+    // Never in the first kSliceSettle of a second: the jobs that end at it
+    // are still ending, and priority/budget's recompute of that second
+    // comes first (libbudget/pass_clock.h).
+    if (!pending || budget::InSettleWindow(now, budget::kSliceSettle)) continue;
+    pending = false;
+    next_pass = budget::NextAlignedTime(now, interval, budget::kSliceSettle);
     try {
       Pass();
     } catch (const std::exception& e) {
@@ -94,17 +111,9 @@ bool TimesliceThread::ChangedSinceLastPass() {
   const budget::TimePoint changed = NodesLastChanged();
   if (changed != nodes_seen_) return true;
   // A change in the second of the last pass, after it, is not in
-  // last_node_update's value: look again once that second is over, though
-  // not in the first kSettleMillis of the next one (a change then shows by
-  // itself). Jobs that end at whole seconds, as scripts/replay/job.sh's do
-  // and as the simulator has them, are still ending in those moments: a
-  // pass then would find them running, past their protection.
-  if (changed >= pass_second_) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    if (ts.tv_sec > pass_second_ && (ts.tv_sec > pass_second_ + 1 || ts.tv_nsec >= kSettleMillis * 1000000L))
-      return true;
-  }
+  // last_node_update's value (whole seconds): look again once that second
+  // is over (Run holds the pass back until kSliceSettle into the next one).
+  if (changed >= pass_second_ && time(nullptr) > pass_second_) return true;
   return standings_.SourceChanged();
 }
 

@@ -23,7 +23,10 @@
 // be, which is what the simulator models (src/sim/engine.cc: a pass at
 // every end, drain, return and recompute, besides the periodic ones). A
 // pass's own preemptions change nodes too: one more pass follows, which
-// finds the freed GPUs free. At most one pass per kWatchMillis.
+// finds the freed GPUs free. At most one pass per kWatchMillis, and none in
+// the first kSliceSettle of a second; the periodic pass is due at whole
+// multiples of TimesliceInterval on the wall clock (libbudget/pass_clock.h:
+// the order of an instant's events and passes, as the simulator has it).
 // budget.conf is re-read when it changes (a bad one keeps the previous
 // values, and says so). Each pass's duration is logged at debug level, and every kSummarySeconds
 // one info line sums the passes since the last one.
@@ -64,7 +67,6 @@ class TimesliceThread {
  public:
   static constexpr budget::Seconds kSummarySeconds = 300;
   static constexpr int kWatchMillis = 100;
-  static constexpr long kSettleMillis = 300;  // see ChangedSinceLastPass
 
   explicit TimesliceThread(ThreadConfig config);
   ~TimesliceThread();
