@@ -31,6 +31,8 @@ packages=(
   munge libmunge-dev
   # used by the test and demo scripts
   python3 curl procps jq
+  # the fuzz targets (fuzz/): clang and its libFuzzer and sanitizer runtimes
+  clang libclang-rt-dev
 )
 
 missing=()
