@@ -59,7 +59,7 @@
 # be used with SlurmDBD") and does almost nothing: a baseline nobody runs.
 # Both phases run with the same accounting, so it costs them the same. The
 # MariaDB, slurmdbd and their configuration are private to the run and
-# removed at exit (bench/slurmdbd_env.sh); mariadb-server and slurmdbd are
+# removed at exit (scripts/slurmdbd_env.sh); mariadb-server and slurmdbd are
 # installed with apt-get when missing. BENCH_ACCOUNTING=none gives the old
 # comparison without slurmdbd; stderr says which baseline was measured.
 #
@@ -103,7 +103,7 @@ case $WINDOWS$CONTROL in *[!0-9]*) skip "BENCH_WINDOWS and BENCH_CONTROL must be
 [ "$(id -u)" = 0 ] || skip "needs root for the local cluster"
 command -v slurmctld >/dev/null || skip "Slurm is not installed"
 
-. "$repo/bench/slurmdbd_env.sh"
+. "$repo/scripts/slurmdbd_env.sh"
 case $ACCOUNTING in
   slurmdbd) dbd_ready || skip "BENCH_ACCOUNTING=slurmdbd but MariaDB or slurmdbd is missing" ;;
   none) ;;

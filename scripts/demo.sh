@@ -95,7 +95,7 @@ show squeue -t all -o '%.6i %.10a %.10T %.10M %R' -S i
 victim=$(for j in "${r[@]}"; do [ "$(scontrol show job "$j" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')" -ge 1 ] && echo "$j" && break; done)
 if [ -n "$victim" ]; then
   echo "  robotics job $victim was requeued (it is --resumable); it says why:"
-  scontrol show job "$victim" | grep -E '^ *Comment=' | sed 's/^ */  /'
+  scontrol show job "$victim" | grep -E '^ *SystemComment=' | sed 's/^ */  /'
 fi
 
 title "7. Drain at contract end: a node marked for repair empties itself as protections end"

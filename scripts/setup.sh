@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine to build and run slurm-budget, from nothing:
 #   1. installs every Debian package needed (build tools, Slurm daemons and
-#      clients, munge, the dev libraries);
+#      clients, slurmdbd and MariaDB, munge, the dev libraries);
 #   2. gets Slurm's source at exactly the installed slurmctld version (for the
 #      internal headers the plugins need), through a deb-src entry derived
 #      from this machine's own apt sources;
@@ -29,6 +29,9 @@ packages=(
   # Slurm: daemons, clients, public headers; munge for authentication
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev slurm-wlm-basic-plugins-dev
   munge libmunge-dev
+  # accounting: a private MariaDB and slurmdbd per cluster
+  # (scripts/slurmdbd_env.sh) for test_accounts.sh and the priority bench
+  slurmdbd mariadb-server
   # used by the test and demo scripts
   python3 curl procps jq
   # the fuzz targets (fuzz/): clang and its libFuzzer and sanitizer runtimes

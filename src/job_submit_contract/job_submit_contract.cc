@@ -4,7 +4,8 @@
 // the requeue flag follow `--resumable`, and writes the admitted contract
 // where the job's processes read it (PublishContract: SLURM_SPANK_MIN_RUNTIME
 // in seconds). On `scontrol update` it keeps an owner from changing the
-// contract of a started job.
+// contract of a started job, and records why it refused a change in the
+// job's SystemComment (RecordRefusal), where `sbudget explain` shows it.
 //
 // A thin adapter: translate Slurm's records, ask the core (job_contract.h),
 // apply the answer. Every rule and message lives in the core.
@@ -29,6 +30,7 @@
 // watch on budget.conf) is guarded by g_settings_mutex; each call works on a
 // copy of the settings.
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -50,6 +52,7 @@ extern "C" {
 
 #include "libbudget/config.h"
 #include "libbudget/config_watch.h"
+#include "libbudget/job_notes.h"
 #include "libbudget/job_contract.h"
 #include "libbudget/time_string.h"
 #include "known_accounts.h"
@@ -308,6 +311,18 @@ int RefusalCode(budget::UpdateVerdict verdict) {
   }
 }
 
+// The reason of a refused update, where `sbudget explain` shows it: the
+// job's SystemComment (libbudget/job_notes.h), which no RPC can write, so
+// the note cannot be forged; the job write lock is held. Slurm keeps what a
+// plugin sets on the record even when the update fails.
+void RecordRefusal(job_record_t* job_ptr, const std::string& reason) {
+  const time_t now = time(nullptr);
+  SetSlurmString(&job_ptr->system_comment,
+                 budget::WithRefusal(job_ptr->system_comment ? job_ptr->system_comment : "",
+                                     budget::FormatRefusalNote(static_cast<budget::TimePoint>(now), reason)));
+  last_job_update = now;  // saved with the job's state
+}
+
 int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
   const Settings settings = CurrentSettings();
   budget::ContractedJob job;
@@ -323,9 +338,10 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
       break;
     default:
       // job_modify() has no err_msg in 22.05: the requester sees the error
-      // code's text, the log says why.
+      // code's text; the log and the job's notes (sbudget explain) say why.
       info("job_submit/contract: refused update of JobId=%u by uid %u: %s", job_ptr->job_id, submit_uid,
            review.message.c_str());
+      RecordRefusal(job_ptr, review.message);
       return RefusalCode(review.verdict);
   }
   std::string record_holder;

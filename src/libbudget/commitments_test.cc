@@ -42,19 +42,20 @@ GrantedPreemptor Granted(uint32_t id, int32_t allocation, uint64_t gpus, budget:
 
 void test_protected_runs_count_their_remaining_protection(void**) {
   std::vector<RunningJob> running = {
-      Running(1, 1, kNow - 5, 20, 2, 4),    // protected until kNow + 15
-      Running(2, 1, kNow - 20, 20, 1, 8),   // protection ends exactly now: over
-      Running(3, 2, kNow - 1, 600, 1, 1),   // protected until kNow + 599
+      Running(1, 1, kNow - 5, 20, 2, 4),    // protected through kNow + 15 (contract.h)
+      Running(2, 1, kNow - 21, 20, 1, 8),   // protected through kNow - 1: over
+      Running(3, 2, kNow - 1, 600, 1, 1),   // protected through kNow + 599
       Running(4, 2, kNow - 100, 20, 1, 8),  // protection over
   };
   std::vector<double> committed = budget::CommittedUsage(running, {}, 3, kNow);
   assert_int_equal(committed.size(), 3);
   // Allocation 0: nothing runs.
   assert_true(committed[0] == 0.0);
-  // Allocation 1: job 1, 2 x 4 GPUs x 15 s = 120; job 2 (end == now) 0.
-  assert_true(committed[1] == 120.0);
-  // Allocation 2: job 3, 1 GPU x 599 s = 599; job 4 0.
-  assert_true(committed[2] == 599.0);
+  // Allocation 1: job 1, 2 x 4 GPUs x 16 s (kNow .. kNow + 15) = 128; job 2
+  // (end == now) 0.
+  assert_true(committed[1] == 128.0);
+  // Allocation 2: job 3, 1 GPU x 600 s = 600; job 4 0.
+  assert_true(committed[2] == 600.0);
 }
 
 void test_grants_count_a_whole_protected_run_for_kGrantTtl(void**) {
@@ -94,11 +95,11 @@ void test_work_of_nobody_commits_nothing(void**) {
 }
 
 void test_running_and_granted_add_up_per_allocation(void**) {
-  std::vector<RunningJob> running = {Running(1, 1, kNow - 5, 20, 1, 8)};  // 8 x 15 = 120
+  std::vector<RunningJob> running = {Running(1, 1, kNow - 5, 20, 1, 8)};  // 8 x 16 = 128
   std::vector<GrantedPreemptor> granted = {Granted(2, 1, 8, 20, kNow - 5)};  // 8 x 20 = 160
-  // 120 + 160 = 280 for allocation 1.
-  assert_true(budget::CommittedUsage(running, granted, 2, kNow)[1] == 280.0);
-  // At kNow + 56 job 1's protection (until kNow + 15) is over and the grant
+  // 128 + 160 = 288 for allocation 1.
+  assert_true(budget::CommittedUsage(running, granted, 2, kNow)[1] == 288.0);
+  // At kNow + 56 job 1's protection (through kNow + 15) is over and the grant
   // is 61 s old: 0.
   assert_true(budget::CommittedUsage(running, granted, 2, kNow + 56)[1] == 0.0);
 }
@@ -145,11 +146,12 @@ void test_second_preemption_of_a_team_projects_the_first(void**) {
   assert_true(budget::JudgePreemption(second, standings[0], victim, standings[1], scale, kNow) ==
               budget::PreemptVerdict::kAllowedOverServed);
   // Team 0's first preemptor (job 7, 8 GPUs, min-runtime 20) started one
-  // second ago: 8 x 19 = 152 committed. (4000 + 152 + 160) / 4800 = 0.898
-  // > 0.89: refused, the second node does not change hands.
+  // second ago, protected through kNow + 19: 8 x 20 = 160 committed. (4000 +
+  // 160 + 160) / 4800 = 0.9 > 0.89: refused, the second node does not change
+  // hands.
   std::vector<RunningJob> running = {Running(7, 0, kNow - 1, 20, 1, 8), victim};
   budget::AddCommitments(running, {}, kNow, &standings);
-  assert_true(standings[0].window_usage == 4152.0);
+  assert_true(standings[0].window_usage == 4160.0);
   assert_true(budget::JudgePreemption(second, standings[0], victim, standings[1], scale, kNow) ==
               budget::PreemptVerdict::kRefusedPingPong);
 }

@@ -12,10 +12,10 @@ TimePoint ProtectionEnd(TimePoint start, Seconds min_runtime) {
   if (!IsAllocatedWork(min_runtime)) return start;
   // Saturate rather than overflow: a corrupt record must not wrap around
   // into the past (or into undefined behaviour).
-  if (start > std::numeric_limits<TimePoint>::max() - min_runtime) {
+  if (start > std::numeric_limits<TimePoint>::max() - min_runtime - 1) {
     return std::numeric_limits<TimePoint>::max();
   }
-  return start + min_runtime;
+  return start + min_runtime + 1;
 }
 
 bool IsProtected(TimePoint start, Seconds min_runtime, TimePoint now) {

@@ -3,7 +3,12 @@
 //
 // A job declares a minimum runtime and whether it is resumable.
 //   - min_runtime > 0: ALLOCATED work, charged to its budget. It is protected
-//     from preemption while now < protection end = start + min_runtime.
+//     from preemption while now < protection end = start + min_runtime + 1:
+//     through the second of start + min_runtime. Slurm records a start in
+//     whole seconds, rounded down, so a run recorded at S began in [S, S+1)
+//     and has surely had its min_runtime only once that second is over. A
+//     job is never preempted short of its contract, and one whose work is
+//     exactly its min-runtime is not preempted in the instant it ends.
 //   - min_runtime == 0: UNALLOCATED work, free and never protected.
 //   - Preempted, a resumable job is requeued and a non-resumable one is
 //     cancelled. A requeued job starts again with a fresh protection window:
@@ -43,7 +48,8 @@ inline PreemptAction ActionWhenPreempted(bool resumable) {
 // True for allocated work (min_runtime > 0).
 inline bool IsAllocatedWork(Seconds min_runtime) { return min_runtime > 0; }
 
-// start + min_runtime (start itself for unallocated work).
+// start + min_runtime + 1 (start itself for unallocated work): the first
+// second the job may be preempted.
 TimePoint ProtectionEnd(TimePoint start, Seconds min_runtime);
 
 // now < ProtectionEnd(start, min_runtime). Unallocated work is never

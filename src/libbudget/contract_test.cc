@@ -24,20 +24,22 @@ struct ProtectionCase {
 };
 
 const ProtectionCase kProtection[] = {
-    // 1000 + 900 = 1900; 1000 < 1900: protected from the first second.
-    {1000, 900, 1000, 1900, true},
-    // 1899 < 1900: still protected one second before the end.
-    {1000, 900, 1899, 1900, true},
-    // 1900 < 1900 is false: free exactly at the protection end.
-    {1000, 900, 1900, 1900, false},
-    // 5000 > 1900: long past.
-    {1000, 900, 5000, 1900, false},
+    // 1000 + 900 + 1 = 1901; 1000 < 1901: protected from the first second.
+    {1000, 900, 1000, 1901, true},
+    // Slurm's start is whole seconds, rounded down: a run recorded at 1000
+    // may have begun at 1000.9, so it has had its 900 s only after 1900.9.
+    // 1900 < 1901: protected through the second of start + min_runtime.
+    {1000, 900, 1900, 1901, true},
+    // 1901 < 1901 is false: free from the next second.
+    {1000, 900, 1901, 1901, false},
+    // 5000 > 1901: long past.
+    {1000, 900, 5000, 1901, false},
     // Unallocated (min_runtime 0): end = start, never protected, even at start.
     {1000, 0, 1000, 1000, false},
     // A negative min_runtime is unallocated work, not a protection.
     {1000, -50, 1000, 1000, false},
-    // Before the start (clock skew): 500 < 1900, protected.
-    {1000, 900, 500, 1900, true},
+    // Before the start (clock skew): 500 < 1901, protected.
+    {1000, 900, 500, 1901, true},
 };
 
 void test_protection_window(void**) {
@@ -76,14 +78,14 @@ void test_requeue_gets_fresh_window(void**) {
   job.start = 0;
   job.min_runtime = 600;
   job.resumable = true;
-  // 0 + 600 = 600 <= 700: preemptable at 700.
+  // 0 + 600 + 1 = 601 <= 700: preemptable at 700.
   assert_false(job.IsProtectedAt(700));
   assert_int_equal(int(job.action()), int(PreemptAction::kRequeue));
-  // Requeued, it starts again at 1000: protected until 1000 + 600 = 1600.
+  // Requeued, it starts again at 1000: protected through 1000 + 600.
   job.start = 1000;
-  assert_true(job.protection_end() == 1600);
-  assert_true(job.IsProtectedAt(1599));
-  assert_false(job.IsProtectedAt(1600));
+  assert_true(job.protection_end() == 1601);
+  assert_true(job.IsProtectedAt(1600));
+  assert_false(job.IsProtectedAt(1601));
 }
 
 void test_allocated_and_gpus(void**) {

@@ -40,31 +40,32 @@ struct Departure {
 void test_drain_times(void**) {
   // Draining: nodes 3, 5, 9, 11. Node 7 runs normally.
   std::vector<RunningJob> running = {
-      Job(1, 9000, 600, true, {3}),      // ends protection at 9600 <= 10000
-      Job(2, 9500, 3600, false, {3}),    // protected until 13100
+      Job(1, 9000, 600, true, {3}),      // protected through 9600 < 10000
+      Job(2, 9500, 3600, false, {3}),    // protected through 13100
       Job(3, 9999, 0, true, {5}),        // unallocated: never protected
       Job(4, 9999, 100, true, {7}),      // not on a draining node
-      Job(5, 8000, 7200, true, {3, 6}),  // protected until 15200; node 6 not draining
-      Job(6, 9400, 600, false, {5}),     // protection ends at 10000 = now
-      Job(7, 9900, 300, true, {5, 9}),   // protected until 10200, two draining nodes
+      Job(5, 8000, 7200, true, {3, 6}),  // protected through 15200; node 6 not draining
+      Job(6, 9399, 600, false, {5}),     // protected through 9999: free at 10000 = now
+      Job(7, 9900, 300, true, {5, 9}),   // protected through 10200, two draining nodes
   };
   DrainPlan plan;
   Status st = PlanDrain({3, 5, 9, 11}, running, kNow, &plan);
   assert_true(st.ok());
   const Departure expected[] = {
-      // 9000 + 600 = 9600 <= 10000: now, resumable -> requeue.
+      // Protection ends (contract.h) at 9000 + 600 + 1 = 9601 <= 10000: now,
+      // resumable -> requeue.
       {1, true, kNow, PreemptAction::kRequeue},
-      // 9500 + 3600 = 13100 > 10000: at 13100, not resumable -> cancel.
-      {2, false, 13100, PreemptAction::kCancel},
+      // 9500 + 3600 + 1 = 13101 > 10000: at 13101, not resumable -> cancel.
+      {2, false, 13101, PreemptAction::kCancel},
       // min-runtime 0: now.
       {3, true, kNow, PreemptAction::kRequeue},
       // (job 4 runs on node 7, not draining: absent)
-      // 8000 + 7200 = 15200.
-      {5, false, 15200, PreemptAction::kRequeue},
-      // 9400 + 600 = 10000, not < 10000: now, cancel.
+      // 8000 + 7200 + 1 = 15201.
+      {5, false, 15201, PreemptAction::kRequeue},
+      // 9399 + 600 + 1 = 10000, not > 10000: now, cancel.
       {6, true, kNow, PreemptAction::kCancel},
-      // 9900 + 300 = 10200, listed once though on nodes 5 and 9.
-      {7, false, 10200, PreemptAction::kRequeue},
+      // 9900 + 300 + 1 = 10201, listed once though on nodes 5 and 9.
+      {7, false, 10201, PreemptAction::kRequeue},
   };
   assert_int_equal(plan.departures.size(), sizeof expected / sizeof expected[0]);
   for (size_t i = 0; i < plan.departures.size(); ++i) {
@@ -83,12 +84,12 @@ void test_drain_times(void**) {
     TimePoint empty_at;
   };
   const NodeEmpty nodes[] = {
-      // Node 3: jobs 1 (now), 2 (13100), 5 (15200): max = 15200.
-      {3, 15200},
-      // Node 5: jobs 3 (now), 6 (now), 7 (10200): 10200.
-      {5, 10200},
-      // Node 9: job 7 (10200).
-      {9, 10200},
+      // Node 3: jobs 1 (now), 2 (13101), 5 (15201): max = 15201.
+      {3, 15201},
+      // Node 5: jobs 3 (now), 6 (now), 7 (10201): 10201.
+      {5, 10201},
+      // Node 9: job 7 (10201).
+      {9, 10201},
       // Node 11: no jobs: empty now.
       {11, kNow},
   };
@@ -103,14 +104,14 @@ void test_drain_times(void**) {
 }
 
 void test_drain_after_requeue_counts_new_start(void**) {
-  // Requeued job restarted at 9800 with min-runtime 600: protected until
+  // Requeued job restarted at 9800 with min-runtime 600: protected through
   // 10400, though its first run started long ago.
   DrainPlan plan;
   assert_true(PlanDrain({0}, {Job(1, 9800, 600, true, {0})}, kNow, &plan).ok());
   assert_false(plan.departures[0].leave_now);
-  // 9800 + 600 = 10400.
-  assert_true(plan.departures[0].leave_at == 10400);
-  assert_true(plan.nodes[0].empty_at == 10400);
+  // 9800 + 600 + 1 = 10401.
+  assert_true(plan.departures[0].leave_at == 10401);
+  assert_true(plan.nodes[0].empty_at == 10401);
 }
 
 void test_drain_errors(void**) {

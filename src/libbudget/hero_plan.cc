@@ -17,7 +17,7 @@ bool AheadInLine(const QueueEntry& a, const QueueEntry& b) {
 }
 
 TimePoint ReleaseTime(const RunningJob& job) {
-  TimePoint release = job.start + std::max<Seconds>(job.min_runtime, 0);
+  TimePoint release = job.protection_end();
   if (job.time_limit >= 0) release = std::min(release, job.start + job.time_limit);
   return release;
 }
@@ -116,7 +116,7 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
 
 bool MayUseHeldNodes(const HeroPlan& plan, const StartingJob& job, TimePoint now) {
   if (!plan.active || job.job_id == plan.job_id) return true;
-  if (now + std::max<Seconds>(job.min_runtime, 0) <= plan.planned_start) return true;
+  if (ProtectionEnd(now, job.min_runtime) <= plan.planned_start) return true;
   return job.time_limit >= 0 && now + job.time_limit <= plan.planned_start;
 }
 

@@ -28,7 +28,7 @@
 //   - Its planned nodes are chosen among the usable nodes with exactly that
 //     many GPUs. Each node's release time is when its last running job ends
 //     or becomes preemptible, whichever comes first:
-//         release(job)  = min(start + min_runtime, start + time_limit)
+//         release(job)  = min(protection end, start + time_limit)
 //         release(node) = max(now, release(job) over its running jobs)
 //     (a free node releases now; unallocated work, min_runtime 0, releases
 //     at once). Nodes are taken in order of (release time ascending, then the

@@ -146,18 +146,19 @@ void test_not_yet_a_hero(void**) {
 void test_nodes_by_release_then_rank(void**) {
   std::vector<NodeState> nodes = Nodes({0, 0, 4, 0});
   std::vector<RunningJob> running = {
-      // node 0: protected until 10000-100+300 = 10200, limit later.
-      Job(1, {0}, kNow - 100, 300, 3600, 50),
-      // node 1: protection ends 10000-100+600 = 10500 but the limit (200 s)
-      // ends it at 10000-100+200 = 10100.
+      // node 0: protected through 10000-100+299 = 10199 (contract.h): free
+      // at 10200, limit later.
+      Job(1, {0}, kNow - 100, 299, 3600, 50),
+      // node 1: protection ends 10000-100+600+1 = 10501 but the limit (200
+      // s) ends it at 10000-100+200 = 10100.
       Job(2, {1}, kNow - 100, 600, 200, 50),
       // node 2: unallocated (min_runtime 0): releases now (max(now, 9900)).
       Job(3, {2}, kNow - 100, 0, 3600, 90),
-      // node 3: two jobs; releases when the later does: 10000+400 = 10400.
+      // node 3: two jobs; releases when the later does: 10000+400+1 = 10401.
       Job(4, {3}, kNow, 100, -1, 10), Job(5, {3}, kNow, 400, -1, 10),
   };
   HeroPlan plan;
-  // Releases: n0 10200, n1 10100, n2 10000, n3 10400. Three nodes: 2, 1, 0;
+  // Releases: n0 10200, n1 10100, n2 10000, n3 10401. Three nodes: 2, 1, 0;
   // planned start = the latest of them, 10200.
   Status st = PlanHero(nodes, running, Hero(3, 8, kNow - 600), 600, kNow, &plan);
   assert_true(st.ok());
@@ -169,7 +170,7 @@ void test_nodes_by_release_then_rank(void**) {
 void test_equal_release_prefers_lowest_rank(void**) {
   std::vector<NodeState> nodes = Nodes({0, 0, 0});
   std::vector<RunningJob> running = {
-      // All three release at 10000+300 = 10300; priorities 80, 20 and (30,
+      // All three release at 10000+300+1 = 10301; priorities 80, 20 and (30,
       // 70) -> node keys 80, 20, 70: order 1, 2, 0.
       Job(1, {0}, kNow, 300, -1, 80), Job(2, {1}, kNow, 300, -1, 20),
       Job(3, {2}, kNow, 300, -1, 30), Job(4, {2}, kNow, 300, -1, 70),
@@ -206,9 +207,10 @@ void test_hold(void**) {
   const HoldCase cases[] = {
       {"the hero itself", 99, 3600, -1, true},
       {"unallocated work (preemptible at once)", 7, 0, -1, true},
-      // now + 600 = planned start: preemptible exactly then -> allowed.
-      {"protection ends at the planned start", 7, 600, -1, true},
-      {"protection ends after the planned start", 7, 601, -1, false},
+      // protected through now + 599, so preemptible from now + 600 = the
+      // planned start -> allowed.
+      {"protection ends at the planned start", 7, 599, -1, true},
+      {"protection ends after the planned start", 7, 600, -1, false},
       // limit 300: ends at now+300 <= now+600 -> allowed despite protection.
       {"ends before the planned start", 7, 3600, 300, true},
       {"ends after the planned start", 7, 3600, 601, false},

@@ -54,11 +54,11 @@ static budget_job_shape_t Pending(void) {
 
 static void test_contract(void** state) {
   (void)state;
-  /* 1000 + 900 = 1900. */
-  assert_int_equal(budget_protection_end(1000, 900), 1900);
-  /* 1899 < 1900: protected; 1900: not. */
-  assert_int_equal(budget_is_protected(1000, 900, 1899), 1);
-  assert_int_equal(budget_is_protected(1000, 900, 1900), 0);
+  /* 1000 + 900 + 1 = 1901 (contract.h: protected through 1900). */
+  assert_int_equal(budget_protection_end(1000, 900), 1901);
+  /* 1900 < 1901: protected; 1901: not. */
+  assert_int_equal(budget_is_protected(1000, 900, 1900), 1);
+  assert_int_equal(budget_is_protected(1000, 900, 1901), 0);
   /* Unallocated: never protected. */
   assert_int_equal(budget_is_protected(1000, 0, 1000), 0);
   assert_int_equal(budget_action_when_preempted(1), BUDGET_REQUEUE);
@@ -199,8 +199,8 @@ static void test_plan_drain(void** state) {
   budget_running_job_t running[2];
   int32_t draining[1] = {3};
   char* err = NULL;
-  running[0] = Running(1, 0, 9000, 600, 1, &n3, 1);  /* 9600 <= 10000: now */
-  running[1] = Running(2, 0, 9500, 3600, 0, &n3, 1); /* until 13100 */
+  running[0] = Running(1, 0, 9000, 600, 1, &n3, 1);  /* 9601 <= 10000: now */
+  running[1] = Running(2, 0, 9500, 3600, 0, &n3, 1); /* through 13100 */
   budget_drain_plan_t* plan = budget_plan_drain(draining, 1, running, 2, 10000, &err);
   assert_non_null(plan);
   assert_int_equal(budget_drain_plan_departure_count(plan), 2);
@@ -210,12 +210,12 @@ static void test_plan_drain(void** state) {
   assert_int_equal(d0.leave_at, 10000);
   assert_int_equal(d0.action, BUDGET_REQUEUE);
   assert_int_equal(d1.leave_now, 0);
-  /* 9500 + 3600 = 13100, cancel (not resumable). */
-  assert_int_equal(d1.leave_at, 13100);
+  /* 9500 + 3600 + 1 = 13101, cancel (not resumable). */
+  assert_int_equal(d1.leave_at, 13101);
   assert_int_equal(d1.action, BUDGET_CANCEL);
   assert_int_equal(budget_drain_plan_node_count(plan), 1);
-  /* Node 3 empty at max(now, 13100) = 13100. */
-  assert_int_equal(budget_drain_plan_node(plan, 0).empty_at, 13100);
+  /* Node 3 empty at max(now, 13101) = 13101. */
+  assert_int_equal(budget_drain_plan_node(plan, 0).empty_at, 13101);
   assert_int_equal(budget_drain_plan_node(plan, 0).node_index, 3);
   budget_drain_plan_destroy(plan);
   int32_t twice[2] = {3, 3};

@@ -108,8 +108,14 @@ struct PairCase {
 const PairCase kPairs[] = {
     // Started 950 with min-runtime 100: protected until 1050 > 1000.
     {"protected", Pending(), {1, 2, 950, 100, true, 0, {{0, 8}}}, PreemptVerdict::kRefusedProtected},
-    // Protection ended at 900 + 100 = 1000 = now: over-served 2 (1.5 >= 0.3).
-    {"protection just over", Pending(), {1, 2, 900, 100, true, 0, {{0, 8}}},
+    // Started 900 with min-runtime 100: 900 + 100 = 1000 = now, and Slurm's
+    // start is rounded down, so the run may have had less than 100 s yet:
+    // protected through this second (contract.h).
+    {"protected through its last second", Pending(), {1, 2, 900, 100, true, 0, {{0, 8}}},
+     PreemptVerdict::kRefusedProtected},
+    // Protected through 899 + 100 = 999, now 1000: over-served 2
+    // (1.5 >= 0.3).
+    {"protection just over", Pending(), {1, 2, 899, 100, true, 0, {{0, 8}}},
      PreemptVerdict::kAllowedOverServed},
     // Unallocated preemptor (min-runtime 0) preempts nothing, not even free work.
     {"unallocated preemptor", Pending(0, 0), {1, 2, 0, 0, true, 0, {{0, 8}}},
@@ -392,14 +398,15 @@ void test_errors(void**) {
 // Every 16 s the waiting team's job asks to preempt the running one; rank:
 // lower usage first, ties to team 0.
 //
-// By hand: team 0 runs from 0. At 128 (its protection end) team 1 (ratio 0)
-// projects (0 + 8 x 128) / 2^22 = 1024 / 2^22 <= team 0's 1024 / 2^22: swap.
-// Then the waiting team needs the runner's usage >= its own + 2 x 1024, i.e.
-// a run of 2048 / 8 = 256 s = 2m before it may swap back. So swaps happen at
-// 128, 384, 640, ..., every 256 s: 1 + floor((8192 - 128) / 256) = 32 swaps,
-// every run after the first exactly 256 s, never a swap at the protection
-// end of the runner. A rule without the projection would swap after 128 s
-// every time (twice as many swaps).
+// By hand: team 0 runs from 0, protected through 128 (contract.h). At 144,
+// the first step after, team 1 (usage 0) projects 0 + 8 x 128 = 1024 <=
+// team 0's 8 x 144 = 1152: swap. Team 0 (1152) then projects 2176, so team 1
+// runs 2176 / 8 = 272 s before it may swap back (at 416). From then on the
+// waiting team trails by exactly one run: each run lasts 2048 / 8 = 256 s =
+// 2m. So swaps happen at 144, 416, 672, ..., every 256 s: 2 + floor((8192 -
+// 416) / 256) = 32 swaps, never one at the protection end of the runner. A
+// rule without the projection would swap after 144 s every time (almost
+// twice as many swaps).
 void test_equal_shares_do_not_thrash(void**) {
   const Seconds kMin = 128;
   const Seconds kStep = 16;
@@ -438,10 +445,12 @@ void test_equal_shares_do_not_thrash(void**) {
   }
   // 32 swaps, by hand above.
   assert_int_equal(swaps, 32);
-  // The first run ends at its protection end, 128 s.
-  assert_int_equal(runs[0], 128);
+  // The first run ends at the first step after its protection, 144 s; the
+  // second makes up for its 16 s more, 272 s.
+  assert_int_equal(runs[0], 144);
+  assert_int_equal(runs[1], 272);
   // Settled: every later run lasts exactly 2m = 256 s.
-  for (size_t i = 1; i < runs.size(); ++i) {
+  for (size_t i = 2; i < runs.size(); ++i) {
     if (runs[i] != 256) fail_msg("run %zu lasted %lld s, want 256", i, (long long)runs[i]);
   }
   // Shares converge: total 8 x 8192 = 65536 GPU-s; the leader is ahead by at

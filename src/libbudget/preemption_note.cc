@@ -20,22 +20,79 @@ constexpr char kTimeFormat[] = "%Y-%m-%dT%H:%M:%S";
 // YYYY-MM-DDTHH:MM:SS
 constexpr size_t kTimeLength = 19;
 
-// `text` (kTimeLength characters) as local time; false if it is no time.
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The decimal value of `text`, all of whose characters are digits.
+int DigitsValue(std::string_view text) {
+  int value = 0;
+  for (char c : text) value = value * 10 + (c - '0');
+  return value;
+}
+
+// `text` (kTimeLength characters) as local time; false if it is no time the
+// writer could have written: exactly YYYY-MM-DDTHH:MM:SS, every field all
+// digits (no sign, space or TAB, which strptime would skip), a year of four
+// digits >= 1000 (strftime writes years below 1000 with fewer digits), and
+// a calendar time of the zone (no 31 November, no hour a DST change skips:
+// mktime would move either and the round trip would not hold).
 bool ReadLocalTime(std::string_view text, TimePoint* out) {
-  std::string copy(text);
+  constexpr size_t kDigits[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+  if (text.size() != kTimeLength || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
+      text[16] != ':') {
+    return false;
+  }
+  for (size_t i : kDigits) {
+    if (!IsDigit(text[i])) return false;
+  }
   struct tm tm = {};
-  const char* end = strptime(copy.c_str(), kTimeFormat, &tm);
-  if (end == nullptr || *end != '\0') return false;
+  tm.tm_year = DigitsValue(text.substr(0, 4)) - 1900;
+  tm.tm_mon = DigitsValue(text.substr(5, 2)) - 1;
+  tm.tm_mday = DigitsValue(text.substr(8, 2));
+  tm.tm_hour = DigitsValue(text.substr(11, 2));
+  tm.tm_min = DigitsValue(text.substr(14, 2));
+  tm.tm_sec = DigitsValue(text.substr(17, 2));
+  if (tm.tm_year + 1900 < 1000 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      tm.tm_sec > 59) {
+    return false;
+  }
+  const struct tm wanted = tm;
   tm.tm_isdst = -1;  // let the zone decide, as the writer's localtime_r did
   time_t t = mktime(&tm);
-  if (t == static_cast<time_t>(-1)) return false;
+  if (t == static_cast<time_t>(-1)) return false;  // also 1969-12-31T23:59:59 UTC: never a note's time
+  // mktime normalizes what is no calendar time of the zone: refuse it.
+  if (tm.tm_year != wanted.tm_year || tm.tm_mon != wanted.tm_mon || tm.tm_mday != wanted.tm_mday ||
+      tm.tm_hour != wanted.tm_hour || tm.tm_min != wanted.tm_min || tm.tm_sec != wanted.tm_sec) {
+    return false;
+  }
   *out = static_cast<TimePoint>(t);
+  return true;
+}
+
+// A rule as PreemptVerdictName writes it: words of a-z and '-', one space
+// between them.
+bool IsRuleName(std::string_view rule) {
+  if (rule.empty() || rule.front() == ' ' || rule.back() == ' ') return false;
+  for (size_t i = 0; i < rule.size(); ++i) {
+    char c = rule[i];
+    if (c == ' ' && rule[i - 1] == ' ') return false;
+    if (!((c >= 'a' && c <= 'z') || c == '-' || c == ' ')) return false;
+  }
+  return true;
+}
+
+// A Slurm node name: letters, digits, '-', '_' and '.'.
+bool IsNodeName(std::string_view node) {
+  if (node.empty()) return false;
+  for (char c : node) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '-' || c == '_' || c == '.'))
+      return false;
+  }
   return true;
 }
 
 // A written time at the start of *s, consumed: its text and its value.
 bool ConsumeLocalTime(std::string_view* s, std::string* text, TimePoint* at_time) {
-  if (s->size() < kTimeLength || (*s)[4] != '-' || (*s)[10] != 'T') return false;
+  if (s->size() < kTimeLength) return false;
   std::string_view at = s->substr(0, kTimeLength);
   if (!ReadLocalTime(at, at_time)) return false;
   *text = std::string(at);
@@ -53,6 +110,8 @@ std::string FormatLocalTime(TimePoint at) {
   return when;
 }
 
+bool ParseLocalTime(std::string_view text, TimePoint* out) { return ReadLocalTime(text, out); }
+
 std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::string_view rule) {
   std::string note = kNotePrefix;
   note += std::to_string(preempted_by);
@@ -64,28 +123,31 @@ std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::strin
   return note;
 }
 
-bool ParsePreemptionNote(std::string_view comment, PreemptionNote* out) {
-  std::string_view s = comment;
+bool ParsePreemptionNote(std::string_view text, PreemptionNote* out) {
+  std::string_view s = text;
   if (!ConsumePrefix(&s, kNotePrefix)) return false;
   uint64_t id = 0;
   size_t digits = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9' && digits < 10) {
+  while (digits < s.size() && IsDigit(s[digits]) && digits < 10) {
     id = id * 10 + static_cast<uint64_t>(s[digits] - '0');
     ++digits;
   }
-  if (digits == 0 || id == 0 || id > 0xffffffffULL) return false;
+  // No leading zero: the writer never writes one.
+  if (digits == 0 || s[0] == '0' || id > 0xffffffffULL) return false;
   s.remove_prefix(digits);
   if (!ConsumePrefix(&s, " at ")) return false;
   std::string at;
   TimePoint at_time = 0;
   if (!ConsumeLocalTime(&s, &at, &at_time)) return false;
   if (!ConsumePrefix(&s, " (rule: ")) return false;
-  size_t close = s.find(')');
-  if (close == std::string_view::npos || close == 0) return false;
+  // The whole text is the note: it ends at its ')'.
+  if (s.size() < 2 || s.back() != ')') return false;
+  std::string_view rule = s.substr(0, s.size() - 1);
+  if (!IsRuleName(rule)) return false;
   out->preempted_by = static_cast<uint32_t>(id);
   out->at = std::move(at);
   out->at_time = at_time;
-  out->rule = std::string(s.substr(0, close));
+  out->rule = std::string(rule);
   return true;
 }
 
@@ -98,8 +160,8 @@ std::string FormatDrainNote(PreemptAction action, TimePoint at, std::string_view
   return note;
 }
 
-bool ParseDrainNote(std::string_view comment, DrainNote* out) {
-  std::string_view s = comment;
+bool ParseDrainNote(std::string_view text, DrainNote* out) {
+  std::string_view s = text;
   PreemptAction action = PreemptAction::kRequeue;
   if (!ConsumePrefix(&s, kRequeuedPrefix)) {
     if (!ConsumePrefix(&s, kCancelledPrefix)) return false;
@@ -108,14 +170,15 @@ bool ParseDrainNote(std::string_view comment, DrainNote* out) {
   std::string at;
   TimePoint at_time = 0;
   if (!ConsumeLocalTime(&s, &at, &at_time) || !ConsumePrefix(&s, kDrainNode)) return false;
-  size_t end = s.find(kDrainSuffix);
-  if (end == std::string_view::npos || end == 0 || s.substr(0, end).find(' ') != std::string_view::npos) {
-    return false;
-  }
+  // The whole text is the note: it ends with the suffix.
+  constexpr size_t kSuffixLength = sizeof(kDrainSuffix) - 1;
+  if (s.size() <= kSuffixLength || s.substr(s.size() - kSuffixLength) != kDrainSuffix) return false;
+  std::string_view node = s.substr(0, s.size() - kSuffixLength);
+  if (!IsNodeName(node)) return false;
   out->action = action;
   out->at = std::move(at);
   out->at_time = at_time;
-  out->node = std::string(s.substr(0, end));
+  out->node = std::string(node);
   return true;
 }
 

@@ -1,6 +1,7 @@
-// The notes preempt/timeslice's time-slicing thread leaves in a job's
-// Comment, so that `scontrol show job`, `squeue -o %k` and `sbudget explain`
-// can say why the job left its GPUs:
+// The notes preempt/timeslice's time-slicing thread leaves on a job (in its
+// SystemComment, which no user can write: job_notes.h), so that `scontrol
+// show job`, `squeue -O system_comment` and `sbudget explain` can say why the
+// job left its GPUs:
 //   - PreemptionNote: who preempted the job, when, and by which rule:
 //       preempted by job <id> at <YYYY-MM-DDTHH:MM:SS> (rule: <rule>)
 //     <rule> is a PreemptVerdictName ("unallocated", "over-served
@@ -12,14 +13,20 @@
 //     or "cancelled at ..." for a job that is not resumable.
 // The time is the controller's local time, as Slurm prints times.
 // Format* write them (the time-slicing planner), Parse* read them back
-// (sbudget explain, and the grants the commitments count, commitments.h).
+// (sbudget explain; priority/budget, for the end of a requeued run). Parse*
+// accept exactly what Format* write: the whole text is the note, every
+// field as the writer spells it (a four-digit year >= 1000, two-digit
+// fields of digits only, no padding; a rule of lowercase words, a node
+// name without spaces), and a time that is a calendar time of the zone.
 // The texts are an interface: sbudget and the integration tests read them,
 // so they must not change.
 //
 // Local time: converting between TimePoint and the written time reads the
 // process's time zone (TZ, /etc/localtime), never the clock. The round trip
-// Parse(Format(t)).at_time == t holds except inside the hour a DST change
-// repeats, where the written time is ambiguous (at most one hour off).
+// Parse(Format(t)).at_time == t holds for every t in the years 1000-9999,
+// except inside the hour a DST change repeats, where the written time is
+// ambiguous (at most one hour off). Times outside those years are not read
+// back (no controller clock is there).
 //
 // Thread safety: plain functions over values (localtime_r/mktime).
 #ifndef SLURM_BUDGET_LIBBUDGET_PREEMPTION_NOTE_H_
@@ -45,14 +52,20 @@ struct PreemptionNote {
 // time format of the suite's notes, node reasons and log lines.
 std::string FormatLocalTime(TimePoint t);
 
+// Reads a time FormatLocalTime wrote, the whole of `text`; false (and *out
+// untouched) for anything else (see above: the writer's exact spelling, a
+// calendar time of the zone).
+bool ParseLocalTime(std::string_view text, TimePoint* out);
+
 // The note for a job preempted by job `preempted_by` at `at` by `rule`.
 // REQUIRES: preempted_by > 0; rule non-empty and without ')'.
 std::string FormatPreemptionNote(uint32_t preempted_by, TimePoint at, std::string_view rule);
 
-// Reads a note at the start of `comment`. False (and *out untouched) when the
-// comment holds no well-formed note (including a time that is no calendar
-// time, e.g. month 13).
-bool ParsePreemptionNote(std::string_view comment, PreemptionNote* out);
+// Reads the note that is the whole of `text`. False (and *out untouched)
+// when `text` is not exactly a note the writer could have written
+// (including a time that is no calendar time, e.g. month 13 or 31 November,
+// or text before or after the note).
+bool ParsePreemptionNote(std::string_view text, PreemptionNote* out);
 
 struct DrainNote {
   PreemptAction action = PreemptAction::kRequeue;  // requeued, or cancelled
@@ -65,9 +78,9 @@ struct DrainNote {
 // REQUIRES: node non-empty and without spaces (a Slurm node name).
 std::string FormatDrainNote(PreemptAction action, TimePoint at, std::string_view node);
 
-// Reads a drain note at the start of `comment`; false (and *out untouched)
-// when there is none.
-bool ParseDrainNote(std::string_view comment, DrainNote* out);
+// Reads the drain note that is the whole of `text`; false (and *out
+// untouched) when `text` is not exactly one.
+bool ParseDrainNote(std::string_view text, DrainNote* out);
 
 }  // namespace budget
 

@@ -1,4 +1,4 @@
-// Tests of the preemption note read back from a job's Comment.
+// Tests of the preemption and drain notes (preemption_note.h).
 #include "libbudget/test_support.h"
 
 #include <stdlib.h>
@@ -37,6 +37,25 @@ void test_anything_else_is_not_a_note(void**) {
       "preempted by job 8 at 2026-13-29T10:02:16 (rule: unallocated)",  // month 13
       "preempted by job 8 at 2026-11-29T25:02:16 (rule: unallocated)",  // hour 25
       "preempted by job 8 at 2026-11-29Txx:02:16 (rule: unallocated)",
+      // Strict: only what FormatPreemptionNote writes.
+      "preempted by job 8 at 0999-11-29T10:02:16 (rule: unallocated)",  // year below 1000
+      "preempted by job 8 at 0000-01-01T00:00:00 (rule: unallocated)",
+      "preempted by job 8 at \t999-11-29T10:02:16 (rule: unallocated)",  // year padded with a TAB
+      "preempted by job 8 at  999-11-29T10:02:16 (rule: unallocated)",   // ... or a space
+      "preempted by job 8 at 2026-\t1-29T10:02:16 (rule: unallocated)",  // month padded
+      "preempted by job 8 at 2026-11- 9T10:02:16 (rule: unallocated)",   // day padded
+      "preempted by job 8 at 2026-11-29T\t0:02:16 (rule: unallocated)",  // hour padded
+      "preempted by job 8 at 2026-11-29T10: 2:16 (rule: unallocated)",   // minute padded
+      "preempted by job 8 at 2026-11-29T10:02:+6 (rule: unallocated)",   // a sign
+      "preempted by job 8 at 2026-11-31T10:02:16 (rule: unallocated)",   // 31 November
+      "preempted by job 8 at 2026-11-29 10:02:16 (rule: unallocated)",   // no T
+      "preempted by job 08 at 2026-11-29T10:02:16 (rule: unallocated)",  // leading zero
+      "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated) and more",  // trailing text
+      "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated)\n",
+      "preempted by job 8 at 2026-11-29T10:02:16 (rule: un\tallocated)",
+      "preempted by job 8 at 2026-11-29T10:02:16 (rule:  unallocated)",
+      "preempted by job 8 at 2026-11-29T10:02:16 (rule: Unallocated)",
+      " preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated)",
   };
   for (const char* text : bad) {
     budget::PreemptionNote n;
@@ -109,6 +128,34 @@ void test_format_then_parse_round_trips(void**) {
   }
 }
 
+// Every time the writer writes in the years the reader accepts comes back,
+// the first and last second of those years included, and a time the writer
+// cannot write (the hour a DST change skips) is refused.
+void test_round_trip_at_the_edges_of_the_years_read(void**) {
+  ZoneForTest utc("UTC");
+  // The first and last second of the years 1000-9999 in UTC (the format
+  // check below shows they are).
+  const budget::TimePoint kFirst = -30'610'224'000;
+  const budget::TimePoint kLast = 253'402'300'799;
+  assert_string_equal(budget::FormatLocalTime(kFirst).c_str(), "1000-01-01T00:00:00");
+  assert_string_equal(budget::FormatLocalTime(kLast).c_str(), "9999-12-31T23:59:59");
+  for (budget::TimePoint at : {kFirst, kLast}) {
+    std::string text = budget::FormatPreemptionNote(8, at, "unallocated");
+    budget::PreemptionNote n;
+    if (!budget::ParsePreemptionNote(text, &n)) fail_msg("not read back: \"%s\"", text.c_str());
+    assert_int_equal(n.at_time, at);
+  }
+  // One second before: year 999, which strftime writes with three digits;
+  // the reader refuses it rather than misread it.
+  budget::PreemptionNote n;
+  assert_false(budget::ParsePreemptionNote(
+      budget::FormatPreemptionNote(8, kFirst - 1, "unallocated"), &n));
+  ZoneForTest berlin("Europe/Berlin");
+  // 2027-03-28: clocks go from 02:00 to 03:00 in Berlin; 02:30 does not exist.
+  assert_false(budget::ParsePreemptionNote("preempted by job 8 at 2027-03-28T02:30:00 (rule: unallocated)", &n));
+  assert_true(budget::ParsePreemptionNote("preempted by job 8 at 2027-03-28T03:30:00 (rule: unallocated)", &n));
+}
+
 void test_parse_reads_the_time_as_local_time(void**) {
   budget::PreemptionNote n;
   ZoneForTest utc("UTC");
@@ -147,6 +194,11 @@ void test_drain_note_reads_back_and_refuses_anything_else(void**) {
       "requeued at 2026-11-29T10:02:16: node n 1 is draining (rule: drain at contract end)",
       "requeued at 2026-13-29T10:02:16: node n1 is draining (rule: drain at contract end)",
       "suspended at 2026-11-29T10:02:16: node n1 is draining (rule: drain at contract end)",
+      "requeued at 0999-11-29T10:02:16: node n1 is draining (rule: drain at contract end)",
+      "requeued at \t999-11-29T10:02:16: node n1 is draining (rule: drain at contract end)",
+      "requeued at 2026-11-29T10:02:16: node n\t1 is draining (rule: drain at contract end)",
+      "requeued at 2026-11-29T10:02:16: node n1 is draining (rule: drain at contract end) x",
+      "requeued at 2026-11-29T10:02:16: node n1;x is draining (rule: drain at contract end)",
   };
   for (const char* text : bad) {
     budget::DrainNote untouched;
@@ -164,6 +216,7 @@ int main(void) {
       cmocka_unit_test(test_anything_else_is_not_a_note),
       cmocka_unit_test(test_format_writes_the_exact_text),
       cmocka_unit_test(test_format_then_parse_round_trips),
+      cmocka_unit_test(test_round_trip_at_the_edges_of_the_years_read),
       cmocka_unit_test(test_parse_reads_the_time_as_local_time),
       cmocka_unit_test(test_drain_note_reads_back_and_refuses_anything_else),
   };

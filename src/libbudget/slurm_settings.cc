@@ -26,4 +26,20 @@ std::vector<std::string> SuiteSettingWarnings(const SlurmSettings& settings) {
   return warnings;
 }
 
+std::vector<std::string> AccountMembershipWarnings(const SlurmSettings& settings) {
+  if (settings.enforces_associations) return {};
+  const std::string enforce =
+      settings.accounting_storage_enforce.empty() ? "none" : settings.accounting_storage_enforce;
+  std::string needs = "AccountingStorageEnforce=associations";
+  if (settings.accounting_storage_type != "accounting_storage/slurmdbd") {
+    const std::string type = settings.accounting_storage_type.empty() ? "(unset)" : settings.accounting_storage_type;
+    needs = "AccountingStorageType=accounting_storage/slurmdbd (not " + type + ") and " + needs;
+  }
+  return {"AccountingStorageEnforce=" + enforce +
+          ": any user may charge any account: a job is charged to the account its -A names, and Slurm refuses "
+          "an account the user is not a member of only with " + needs +
+          ", every account of the budget tree a Slurm account with its users (doc/admin-guide.md, "
+          "\"Account membership\")"};
+}
+
 }  // namespace budget

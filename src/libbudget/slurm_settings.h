@@ -12,7 +12,16 @@
 //                          --min-runtime
 // preempt/timeslice logs them once at start.
 //
-// Thread safety: a plain function over values.
+// AccountMembershipWarnings: the settings that let any user pick the
+// team a job is charged to. The suite charges a job to the account its -A
+// names; Slurm refuses an account the user is not a member of only with
+// AccountingStorageType=accounting_storage/slurmdbd and
+// AccountingStorageEnforce=associations (or limits, qos, safe, wckeys, all:
+// each implies associations; slurmctld itself clears AccountingStorageEnforce
+// without slurmdbd). Without it anyone can submit to the best-ranked team.
+// priority/budget, the plugin that charges, logs it once at start.
+//
+// Thread safety: plain functions over values.
 #ifndef SLURM_BUDGET_LIBBUDGET_SLURM_SETTINGS_H_
 #define SLURM_BUDGET_LIBBUDGET_SLURM_SETTINGS_H_
 
@@ -23,15 +32,24 @@
 
 namespace budget {
 
-// The slurm.conf values the check reads, as slurmctld parsed them.
+// The slurm.conf values the checks read, as slurmctld parsed them.
 struct SlurmSettings {
   bool preempt_mode_off = false;       // PreemptMode=OFF
   std::string priority_type;           // PriorityType
   Seconds preempt_exempt_time = 0;     // PreemptExemptTime (0: not set)
+  // AccountingStorageEnforce has associations (set by any value that
+  // implies it), as slurmctld kept it after its own checks.
+  bool enforces_associations = false;
+  std::string accounting_storage_enforce;  // as Slurm prints it: "none", "nojobs,nosteps"
+  std::string accounting_storage_type;     // AccountingStorageType
 };
 
 // One line per conflicting key, each starting with "Key=value: ".
 std::vector<std::string> SuiteSettingWarnings(const SlurmSettings& settings);
+
+// No line when Slurm enforces account membership; otherwise one, starting
+// with "AccountingStorageEnforce=value: any user may charge any account".
+std::vector<std::string> AccountMembershipWarnings(const SlurmSettings& settings);
 
 }  // namespace budget
 

@@ -189,7 +189,7 @@ void TimeslicePlanner::PlanDrains(const TimesliceInputs& in, TimePoint now, Time
     p.start = job->start;
     p.action = d.action;
     p.for_drain = true;
-    p.comment = FormatDrainNote(d.action, now, name);
+    p.note = FormatDrainNote(d.action, now, name);
     p.log = "job " + std::to_string(d.job_id) + " leaves draining node " + name + " (protection over at " +
             FormatLocalTime(job->protection_end()) + "): " + PreemptActionName(d.action) +
             ", rule: drain at contract end";
@@ -284,7 +284,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
           p.preemptor = shape.job_id;
           p.rule = PreemptVerdict::kAllowedHeroHold;
           if (in.explain) {
-            p.comment = FormatPreemptionNote(shape.job_id, now, PreemptVerdictName(p.rule));
+            p.note = FormatPreemptionNote(shape.job_id, now, PreemptVerdictName(p.rule));
             p.log = "job " + std::to_string(shape.job_id) + " (" + PathOf(in, shape.allocation) +
                     ", hero, planned start reached) preempts job " + std::to_string(job.job_id) + " (" +
                     (job.allocated() ? PathOf(in, job.allocation) : std::string("unallocated")) +
@@ -364,7 +364,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
         p.action = v.action;
         p.preemptor = shape.job_id;
         p.rule = v.rule;
-        if (in.explain) p.comment = FormatPreemptionNote(shape.job_id, now, rule);
+        if (in.explain) p.note = FormatPreemptionNote(shape.job_id, now, rule);
         if (in.explain) p.log = "job " + std::to_string(shape.job_id) + " (" + PathOf(in, shape.allocation) + ", usage ratio " +
                 Ratio(StandingOf(in.standings, shape.allocation).usage_ratio) + ", projected " +
                 Ratio(v.preemptor_projected_ratio) + ") preempts job " + std::to_string(v.job_id) + " (" +

@@ -38,7 +38,8 @@
 // Grants. A job given GPUs is remembered (its team's commitment,
 // commitments.h) until it runs or kGrantTtl passes. The memory is the
 // planner's own: nothing a user can write (a job's Comment, say) can make
-// a grant, and a grant is never dated after the pass that made it.
+// a grant, no note on a job is read back as one, and a grant is never
+// dated after the pass that made it (commitments.h refuses one that is).
 //
 // Bound: a pass looks at up to kMaxJobsTried waiting jobs (deep enough that
 // a small job of a team ranked last is reached behind hundreds of waiting
@@ -102,7 +103,7 @@ struct TimesliceInputs {
   ClusterScale scale;
   // The hero hold in force (inactive if none).
   HeroPlan hold;
-  // Whether to write each preemption's comment and log line (the
+  // Whether to write each preemption's note and log line (the
   // simulator's fast runs need neither).
   bool explain = true;
 };
@@ -114,7 +115,7 @@ struct PlannedPreemption {
   bool for_drain = false;
   uint32_t preemptor = 0;  // 0 for a drain departure
   PreemptVerdict rule = PreemptVerdict::kAllowedUnallocated;
-  std::string comment;  // the job's visible reason (preemption_note.h)
+  std::string note;     // the job's visible reason (preemption_note.h, job_notes.h)
   std::string log;      // one line for the log
 };
 

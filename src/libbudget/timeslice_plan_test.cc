@@ -84,7 +84,7 @@ void test_drain_requeues_unprotected_and_promises_empty_time(void**) {
   in.draining = {0};
   in.nodes[0].usable = false;
   in.running = {
-      Running(1, kTeamA, kNow - 5, 20, {0}, 4),    // protected until kNow + 15
+      Running(1, kTeamA, kNow - 5, 20, {0}, 4),    // protected through kNow + 15 (contract.h)
       Running(2, kTeamB, kNow - 100, 20, {0}, 4),  // protection over
       Running(3, kTeamB, kNow - 100, 20, {1}, 8),  // not on the draining node
   };
@@ -95,16 +95,18 @@ void test_drain_requeues_unprotected_and_promises_empty_time(void**) {
   assert_true(plan.preemptions[0].for_drain);
   assert_int_equal(plan.preemptions[0].preemptor, 0);
   assert_true(plan.preemptions[0].action == budget::PreemptAction::kRequeue);
-  assert_non_null(strstr(plan.preemptions[0].comment.c_str(), "node n1 is draining (rule: drain at contract end)"));
-  // Empty at job 1's protection end: kNow - 5 + 20 = kNow + 15.
+  assert_non_null(strstr(plan.preemptions[0].note.c_str(), "node n1 is draining (rule: drain at contract end)"));
+  // Empty at job 1's protection end: kNow - 5 + 20 + 1 = kNow + 16.
   assert_int_equal(plan.empty_by.size(), 1);
-  assert_int_equal(plan.empty_by[0].empty_at, kNow + 15);
+  assert_int_equal(plan.empty_by[0].empty_at, kNow + 16);
   assert_int_equal(plan.new_automated_drains, 1);
   // The next pass still drains the same node: not counted again.
   assert_int_equal(planner.Plan(in, kNow + 1).new_automated_drains, 0);
-  // Job 1's protection over (kNow + 15): it leaves, cancelled (not resumable).
+  // Still protected at kNow + 15, its last second.
   in.running = {Running(1, kTeamA, kNow - 5, 20, {0}, 4, false)};
-  plan = planner.Plan(in, kNow + 15);
+  assert_int_equal(planner.Plan(in, kNow + 15).preemptions.size(), 0);
+  // Its protection over (kNow + 16): it leaves, cancelled (not resumable).
+  plan = planner.Plan(in, kNow + 16);
   assert_int_equal(plan.preemptions.size(), 1);
   assert_true(plan.preemptions[0].action == budget::PreemptAction::kCancel);
 }
@@ -119,19 +121,20 @@ void test_waits_for_protection_then_preempts(void**) {
   in.running = {Running(5, kTeamB, kNow - 10, 20, {0}, 8)};
   in.waiting = {Waiting(6, kTeamA, 20, 1, 8)};
   TimeslicePlanner planner;
-  // Job 5 is protected until kNow + 10: nothing.
+  // Job 5 is protected through kNow + 10: nothing.
   assert_int_equal(planner.Plan(in, kNow).preemptions.size(), 0);
-  TimeslicePlan plan = planner.Plan(in, kNow + 10);
+  assert_int_equal(planner.Plan(in, kNow + 10).preemptions.size(), 0);
+  TimeslicePlan plan = planner.Plan(in, kNow + 11);
   assert_int_equal(plan.preemptions.size(), 1);
   assert_int_equal(plan.preemptions[0].job_id, 5);
   assert_int_equal(plan.preemptions[0].preemptor, 6);
   assert_false(plan.preemptions[0].for_drain);
-  assert_string_equal(plan.preemptions[0].comment.c_str(),
-                      budget::FormatPreemptionNote(6, kNow + 10, "over-served allocation").c_str());
+  assert_string_equal(plan.preemptions[0].note.c_str(),
+                      budget::FormatPreemptionNote(6, kNow + 11, "over-served allocation").c_str());
   assert_int_equal(plan.jobs_served, 1);
   // The grant is the planner's own, dated at the pass.
   assert_int_equal(planner.grants().size(), 1);
-  assert_int_equal(planner.grants().at(6), kNow + 10);
+  assert_int_equal(planner.grants().at(6), kNow + 11);
 }
 
 void test_serves_the_first_job_in_the_core_order(void**) {

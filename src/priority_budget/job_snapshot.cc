@@ -2,8 +2,9 @@
 #include "priority_budget/job_snapshot.h"
 
 #include <algorithm>
+#include <ctime>
 
-#include "libbudget/preemption_note.h"
+#include "libbudget/job_notes.h"
 #include "priority_budget/slurm_headers.h"
 
 namespace budget_prio {
@@ -65,18 +66,21 @@ JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
 // once Slurm has finished requeuing it (batch_requeue_fini() in
 // slurmctld/job_mgr.c sets end_time to 0, moments after the requeue): then
 // the time in the preemption or drain note preempt/timeslice left in its
-// Comment (libbudget/preemption_note.h; the note is written in the pass
-// that requeues the job, so it is the run's end to the second). Without one
-// (scontrol requeue, a node failure) 0: the tail since the last pass is
-// not charged (usage_charging.h). Read when a view is built, which a
-// requeue always causes (the phase is in the fingerprint), so the comment
-// is parsed once per requeue, not every pass.
+// SystemComment (libbudget/job_notes.h: only slurmctld writes it, never a
+// user; the note is written in the pass that requeues the job, so it is
+// the run's end to the second). A note dated after now is refused (the
+// clock was set back). Without one (scontrol requeue, a node failure) 0:
+// the tail since the last pass is not charged (usage_charging.h). Read
+// when a view is built, which a requeue always causes (the phase is in the
+// fingerprint), so the note is parsed once per requeue, not every pass.
 budget::TimePoint RunEndOf(const job_record_t* job, JobPhase phase) {
   if (job->end_time != 0 || phase != JobPhase::kPending || job->restart_cnt == 0) return job->end_time;
-  budget::PreemptionNote note;
-  if (job->comment && budget::ParsePreemptionNote(job->comment, &note)) return note.at_time;
-  budget::DrainNote drain;
-  if (job->comment && budget::ParseDrainNote(job->comment, &drain)) return drain.at_time;
+  budget::TimePoint at = 0;
+  if (job->system_comment &&
+      budget::DepartureAt(budget::JobNotesOf(job->system_comment), static_cast<budget::TimePoint>(time(nullptr)),
+                          &at)) {
+    return at;
+  }
   return 0;
 }
 

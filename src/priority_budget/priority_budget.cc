@@ -3,7 +3,10 @@
 // Job priority from the budget-weighted hierarchical fair-share order of the
 // core library (order.h): a thin adapter. This file only receives Slurm's
 // calls and hands them on:
-//   init/fini                       budget.conf, the recalc thread
+//   init/fini                       budget.conf, the recalc thread; at
+//                                   init, one warning when Slurm lets any
+//                                   user charge any account
+//                                   (libbudget/slurm_settings.h)
 //   priority_p_set                  a new (or changed) job's priority from the
 //                                   last published order; marks the job
 //                                   changed for the recalc thread's cache
@@ -30,6 +33,7 @@
 #include <string>
 
 #include "libbudget/config.h"
+#include "libbudget/slurm_settings.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"
 #include "priority_budget/priority_pass.h"
@@ -59,6 +63,21 @@ bool TimesliceConfigured() {
   return is(slurm_conf.preempt_type, "preempt/timeslice");
 }
 
+// The suite charges the account -A names; only Slurm checks that the user
+// belongs to it (slurmdbd, AccountingStorageEnforce=associations).
+void WarnIfAnyUserMayChargeAnyAccount() {
+  budget::SlurmSettings settings;
+  const uint16_t enforce = slurm_conf.accounting_storage_enforce;
+  settings.enforces_associations = (enforce & ACCOUNTING_ENFORCE_ASSOCS) != 0;
+  char enforce_text[256];
+  accounting_enforce_string(enforce, enforce_text, sizeof enforce_text);
+  settings.accounting_storage_enforce = enforce_text;
+  settings.accounting_storage_type = slurm_conf.accounting_storage_type ? slurm_conf.accounting_storage_type : "";
+  for (const std::string& line : budget::AccountMembershipWarnings(settings)) {
+    info("priority/budget: WARNING: %s", line.c_str());
+  }
+}
+
 int Init() {
   std::string path = BudgetConfPath();
   budget::BudgetConfig config;
@@ -85,6 +104,7 @@ int Init() {
   g_thread = std::move(thread);
   info("priority/budget: loaded; budget.conf %s, tree source %s, state in %s", path.c_str(),
        config.budget_tree.c_str(), slurm_conf.state_save_location);
+  WarnIfAnyUserMayChargeAnyAccount();
   return SLURM_SUCCESS;
 }
 

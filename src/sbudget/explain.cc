@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "libbudget/job_contract.h"
+#include "libbudget/job_notes.h"
 #include "libbudget/order.h"
 #include "libbudget/time_string.h"
 #include "sbudget/report_table.h"
@@ -225,7 +226,8 @@ std::string Outcome(const SlurmJob& slurm) {
   return "requeued (resumable), " + std::to_string(slurm.restart_count) + " restart(s) so far";
 }
 
-void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::string* out, JobFacts* facts) {
+void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, TimePoint now, std::string* out,
+                       JobFacts* facts) {
   if (job != nullptr && job->has_preemption) {
     const budget::PreemptionRecord& p = job->preemption;
     facts->preempted_by = p.preempted_by;
@@ -239,21 +241,42 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, std::strin
   if (slurm == nullptr) return;
   budget::PreemptionNote note;
   budget::DrainNote drain;
-  // The notes on the job itself (preempt/timeslice writes them).
-  if (budget::ParsePreemptionNote(slurm->comment, &note)) {
+  // The notes on the job itself (preempt/timeslice writes them in its
+  // SystemComment, which no user can write; job_notes.h). A note dated
+  // after now is refused: the controller never writes one.
+  const budget::JobNotes notes = budget::JobNotesOf(slurm->system_comment);
+  budget::TimePoint at = 0;
+  const bool dated = budget::DepartureAt(notes, now, &at);
+  if (dated && budget::ParsePreemptionNote(notes.departure, &note)) {
     facts->preempted_by = note.preempted_by;
     facts->preemption_rule = note.rule;
     Line(out, "preempted", "at " + note.at + " by job " + std::to_string(note.preempted_by) + ", rule \"" +
                                note.rule + "\"; " + Outcome(*slurm));
-  } else if (budget::ParseDrainNote(slurm->comment, &drain)) {
+  } else if (dated && budget::ParseDrainNote(notes.departure, &drain)) {
     facts->preemption_rule = "drain at contract end";
     Line(out, "drained", "left node " + drain.node + " at " + drain.at +
                              ": the node is draining and the job's protection was over (rule \"drain at "
                              "contract end\"); " + Outcome(*slurm));
-  } else if (slurm->restart_count > 0) {
-    Line(out, "requeued", std::to_string(slurm->restart_count) +
-                              " time(s); neither the snapshot nor the job records a preemption");
+  } else {
+    if (!notes.departure.empty()) {
+      Line(out, "note", "the job's note is dated after now and is ignored (was the clock set back?)");
+    }
+    if (slurm->restart_count > 0) {
+      Line(out, "requeued", std::to_string(slurm->restart_count) +
+                                " time(s); neither the snapshot nor the job records a preemption");
+    }
   }
+}
+
+// The last contract change job_submit/contract refused: scontrol showed the
+// requester only the error code's text (22.05's job_modify has no message).
+void ExplainRefusal(const SlurmJob* slurm, std::string* out, JobFacts* facts) {
+  if (slurm == nullptr) return;
+  budget::RefusalNote refusal;
+  if (!budget::ParseRefusalNote(budget::JobNotesOf(slurm->system_comment).refusal, &refusal)) return;
+  facts->refused_change = refusal.reason;
+  facts->refused_change_at = refusal.at_time;
+  Line(out, "refused", "a contract change at " + refusal.at + ": " + refusal.reason);
 }
 
 }  // namespace
@@ -405,22 +428,23 @@ budget::Status ExplainPlacedJob(uint32_t job_id, const SlurmJob* slurm, const st
   }
   *out = text + "\n";
   ExplainContract(slurm, job, out);
+  ExplainRefusal(slurm, out, facts);
   if (slurm_pending) {
     ExplainPendingJob(*slurm, queue, snapshot, now, out, facts);
-    ExplainPreemption(slurm, nullptr, out, facts);
+    ExplainPreemption(slurm, nullptr, now, out, facts);
     return budget::Status::Ok();
   }
   if (job == nullptr) {
     Line(out, "budget", snapshot == nullptr
                             ? "no budget snapshot to explain its place"
                             : "not in the budget snapshot (finished, or newer than the snapshot)");
-    ExplainPreemption(slurm, nullptr, out, facts);
+    ExplainPreemption(slurm, nullptr, now, out, facts);
     return budget::Status::Ok();
   }
   ExplainAllocation(*snapshot, *job, out);
   ExplainPriority(*job, out);
   ExplainProtection(*job, now, out);
-  ExplainPreemption(slurm, job, out, facts);
+  ExplainPreemption(slurm, job, now, out, facts);
   facts->decoded = true;
   facts->has_node = job->has_node;
   facts->node_path = job->node_path;
@@ -466,6 +490,8 @@ std::string FormatExplanationsJson(const std::vector<Explanation>& jobs) {
                                                                    : nullptr);
     add("preempted_by", f.preempted_by > 0 ? json_object_new_int64(f.preempted_by) : nullptr);
     add("preemption_rule", f.preemption_rule.empty() ? nullptr : str(f.preemption_rule));
+    add("refused_change", f.refused_change.empty() ? nullptr : str(f.refused_change));
+    add("refused_change_at", f.refused_change.empty() ? nullptr : json_object_new_int64(f.refused_change_at));
     json_object* lines = json_object_new_array();
     size_t start = 0;
     while (start < e.text.size()) {

@@ -1,7 +1,9 @@
 // `sbudget explain JOBID`: why a job waits, runs, or was preempted, told
 // from the two sources that know:
 //   - Slurm: the job's own record (state, reason, contract record in the
-//     AdminComment, preemption note in the Comment) and, for a pending job,
+//     AdminComment, the suite's notes in the SystemComment: why it left its
+//     GPUs, the last contract change refused; never the user-writable
+//     Comment) and, for a pending job,
 //     every pending job with the priority priority/budget gave it;
 //   - the plugin's last report snapshot: the tree nodes' ranks, usage and
 //     owed/delivered time, and the running jobs' protection.
@@ -38,7 +40,9 @@ struct SlurmJob {
   std::string user;
   std::string account;
   std::string admin_comment;
-  std::string comment;  // the preemption note of preempt/timeslice, if any
+  // The suite's notes (libbudget/job_notes.h): the departure note of
+  // preempt/timeslice, the refusal of job_submit/contract.
+  std::string system_comment;
   uint32_t priority = 0;
   budget::TimePoint submit_time = 0;
   budget::TimePoint start_time = 0;  // 0: not started
@@ -100,6 +104,9 @@ struct JobFacts {
   budget::TimePoint protection_end = budget::SnapshotJob::kNoTime;
   uint32_t preempted_by = 0;    // 0: not preempted (or left a draining node)
   std::string preemption_rule;  // "" when neither
+  // The last contract change job_submit/contract refused ("" for none).
+  std::string refused_change;
+  budget::TimePoint refused_change_at = 0;
 };
 
 // ExplainJob with the pending jobs already placed (PlacePendingJobs of
@@ -119,9 +126,9 @@ struct Explanation {
 // A JSON array, one object per job: job_id, state, reason, user, account,
 // gpus, min_runtime, resumable, allocation, allocated, tree_rank, priority,
 // queue_position (1 = next), queue_length, submit_time, start_time,
-// estimated_start, protection_end, preempted_by, preemption_rule (null
-// where a value does not apply or is unknown), and explanation (the text's
-// lines).
+// estimated_start, protection_end, preempted_by, preemption_rule,
+// refused_change, refused_change_at (null where a value does not apply or
+// is unknown), and explanation (the text's lines).
 std::string FormatExplanationsJson(const std::vector<Explanation>& jobs);
 
 // Why `ahead` comes before `job` in the job order: the first step of the

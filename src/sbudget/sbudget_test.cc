@@ -19,6 +19,7 @@
 
 #include "libbudget/test_support.h"
 
+#include "libbudget/preemption_note.h"
 #include "libbudget/report_snapshot.h"
 #include "sbudget/cli.h"
 #include "sbudget/explain.h"
@@ -681,13 +682,73 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   AssertContains(out, "contract    none recorded");
   AssertContains(out, "not in the budget snapshot");
   AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
-  // The note preempt/timeslice leaves on the job's Comment names the preemptor
-  // and the rule even when the snapshot has no record of it.
+  // The note preempt/timeslice leaves in the job's SystemComment names the
+  // preemptor and the rule even when the snapshot has no record of it.
   slurm.state = slurm.base_state = "PENDING";
-  slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: over-served allocation)";
+  slurm.system_comment = "preempted by job 8 at 2023-11-14T10:02:16 (rule: over-served allocation)";
   assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
-  AssertContains(out, "preempted   at 2026-11-29T10:02:16 by job 8, rule \"over-served allocation\"; "
+  AssertContains(out, "preempted   at 2023-11-14T10:02:16 by job 8, rule \"over-served allocation\"; "
                       "requeued (resumable), 2 restart(s) so far");
+  // A note dated after now is refused: kNow is 2023-11-14T22:13:20 UTC, and
+  // no zone puts 2023-11-16T10:00:00 before it.
+  slurm.system_comment = "preempted by job 8 at 2023-11-16T10:00:00 (rule: over-served allocation)";
+  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
+  assert_true(out.find("by job 8") == std::string::npos);
+  AssertContains(out, "note        the job's note is dated after now and is ignored");
+  AssertContains(out, "requeued    2 time(s); neither the snapshot nor the job records a preemption");
+  // Text that is not exactly a note (a TAB-padded year) is no note at all.
+  slurm.system_comment = "preempted by job 8 at \t999-11-14T10:02:16 (rule: over-served allocation)";
+  assert_true(sbudget::ExplainJob(999, &slurm, nullptr, &s, kNow, &out).ok());
+  assert_true(out.find("by job 8") == std::string::npos);
+  assert_true(out.find("dated after now") == std::string::npos);
+}
+
+// job_submit/contract records why it refused a contract change (scontrol
+// shows the requester only "Access/permission denied"); explain gives it,
+// beside the preemption note the SystemComment may hold too.
+void TestExplainGivesTheLastRefusedContractChange(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
+  sbudget::SlurmJob slurm;
+  slurm.job_id = 991;
+  slurm.state = slurm.base_state = "RUNNING";
+  slurm.system_comment =
+      "contract change refused at 2023-11-14T10:05:00: the contract of a running job is fixed; ask an operator";
+  assert_true(sbudget::ExplainJob(991, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "refused     a contract change at 2023-11-14T10:05:00: the contract of a running job is "
+                      "fixed; ask an operator");
+  slurm.state = slurm.base_state = "PENDING";
+  slurm.restart_count = 1;
+  slurm.system_comment = "preempted by job 8 at 2023-11-14T10:02:16 (rule: unallocated); " + slurm.system_comment;
+  assert_true(sbudget::ExplainJob(991, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "refused     a contract change at 2023-11-14T10:05:00");
+  AssertContains(out, "preempted   at 2023-11-14T10:02:16 by job 8, rule \"unallocated\"");
+  // --json gives the reason and its time (2023-11-14T10:05:00 read in the
+  // process's zone, as the writer wrote it).
+  sbudget::Explanation e;
+  e.slurm = slurm;
+  assert_true(sbudget::ExplainPlacedJob(991, &slurm, nullptr, &s, kNow, &e.text, &e.facts).ok());
+  budget::TimePoint at = 0;
+  assert_true(budget::ParseLocalTime("2023-11-14T10:05:00", &at));
+  json_object* root = json_tokener_parse(sbudget::FormatExplanationsJson({e}).c_str());
+  assert_non_null(root);
+  json_object* job = json_object_array_get_idx(root, 0);
+  json_object* v = nullptr;
+  assert_true(json_object_object_get_ex(job, "refused_change", &v));
+  assert_string_equal(json_object_get_string(v),
+                      "the contract of a running job is fixed; ask an operator");
+  assert_true(json_object_object_get_ex(job, "refused_change_at", &v));
+  assert_int_equal(json_object_get_int64(v), at);
+  json_object_put(root);
+  // Without a refusal there is no such line, and null in JSON.
+  slurm.system_comment = "preempted by job 8 at 2023-11-14T10:02:16 (rule: unallocated)";
+  assert_true(sbudget::ExplainPlacedJob(991, &slurm, nullptr, &s, kNow, &e.text, &e.facts).ok());
+  assert_true(e.text.find("refused     a contract change") == std::string::npos);
+  e.slurm = slurm;
+  root = json_tokener_parse(sbudget::FormatExplanationsJson({e}).c_str());
+  assert_true(json_object_object_get_ex(json_object_array_get_idx(root, 0), "refused_change", &v));
+  assert_null(v);
+  json_object_put(root);
 }
 
 // A job preempt/timeslice ended rather than requeued is PREEMPTED in Slurm
@@ -701,7 +762,7 @@ void TestExplainSaysHowAPreemptionOrDrainEnded(void**) {
   slurm.state = "COMPLETING";
   slurm.base_state = "PREEMPTED";
   slurm.requeue = false;
-  slurm.comment = "preempted by job 8 at 2026-11-29T10:02:16 (rule: unallocated)";
+  slurm.system_comment = "preempted by job 8 at 2023-11-14T10:02:16 (rule: unallocated)";
   assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "rule \"unallocated\"; not requeued: it ended (JobState=PREEMPTED; not resumable, "
                       "Requeue=0)");
@@ -713,9 +774,9 @@ void TestExplainSaysHowAPreemptionOrDrainEnded(void**) {
   // Requeued off a draining node at its contract end.
   slurm.state = slurm.base_state = "PENDING";
   slurm.restart_count = 1;
-  slurm.comment = "requeued at 2026-11-29T10:05:00: node n1 is draining (rule: drain at contract end)";
+  slurm.system_comment = "requeued at 2023-11-14T10:05:00: node n1 is draining (rule: drain at contract end)";
   assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
-  AssertContains(out, "drained     left node n1 at 2026-11-29T10:05:00: the node is draining and the job's "
+  AssertContains(out, "drained     left node n1 at 2023-11-14T10:05:00: the node is draining and the job's "
                       "protection was over (rule \"drain at contract end\"); requeued (resumable), 1 restart(s)");
   assert_true(out.find("neither the snapshot nor the job records") == std::string::npos);
   // Not resumable: the drain ended it.
@@ -723,9 +784,9 @@ void TestExplainSaysHowAPreemptionOrDrainEnded(void**) {
   slurm.base_state = "PREEMPTED";
   slurm.requeue = false;
   slurm.restart_count = 0;
-  slurm.comment = "cancelled at 2026-11-29T10:05:00: node n1 is draining (rule: drain at contract end)";
+  slurm.system_comment = "cancelled at 2023-11-14T10:05:00: node n1 is draining (rule: drain at contract end)";
   assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
-  AssertContains(out, "left node n1 at 2026-11-29T10:05:00");
+  AssertContains(out, "left node n1 at 2023-11-14T10:05:00");
   AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; not resumable, Requeue=0)");
 }
 
@@ -1177,6 +1238,7 @@ int main() {
       cmocka_unit_test(TestExplainPendingJob),
       cmocka_unit_test(TestExplainRunningAndPreemptedJobs),
       cmocka_unit_test(TestExplainSaysHowAPreemptionOrDrainEnded),
+      cmocka_unit_test(TestExplainGivesTheLastRefusedContractChange),
       cmocka_unit_test(TestExplainOfAJobNeitherKnows),
       cmocka_unit_test(TestHistoryCsvAndSvg),
       cmocka_unit_test(TestTimeTicksAreRound),

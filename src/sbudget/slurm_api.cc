@@ -48,7 +48,7 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
   job.account = OrEmpty(j.account);
   job.admin_comment = OrEmpty(j.admin_comment);
-  job.comment = OrEmpty(j.comment);
+  job.system_comment = OrEmpty(j.system_comment);
   job.priority = j.priority;
   job.submit_time = j.submit_time;
   job.start_time = pending ? 0 : j.start_time;

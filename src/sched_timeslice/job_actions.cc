@@ -4,6 +4,7 @@
 #include <csignal>
 #include <ctime>
 
+#include "libbudget/job_notes.h"
 #include "libbudget/order.h"
 #include "libbudget/preemption_note.h"
 #include "sched_timeslice/slurm_headers.h"
@@ -14,14 +15,15 @@ namespace {
 constexpr char kEmptyBy[] = "; empty by ";
 }
 
-void SetJobComment(void* job_record, const std::string& text) {
+void SetDepartureNote(void* job_record, const std::string& note) {
   job_record_t* job = static_cast<job_record_t*>(job_record);
-  xfree(job->comment);
-  job->comment = xstrdup(text.c_str());
+  std::string notes = budget::WithDeparture(job->system_comment ? job->system_comment : "", note);
+  xfree(job->system_comment);
+  job->system_comment = xstrdup(notes.c_str());
 }
 
 bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::PreemptAction action,
-                       const std::string& comment, std::string* why) {
+                       const std::string& note, std::string* why) {
   job_record_t* job = find_job_record(job_id);
   if (!job) {
     *why = "it is gone";
@@ -35,7 +37,7 @@ bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::Preempt
     *why = "it started again since";
     return false;
   }
-  SetJobComment(job, comment);
+  SetDepartureNote(job, note);
   job->preempt_time = time(nullptr);
   int rc = SLURM_ERROR;
   if (action == budget::PreemptAction::kRequeue) rc = job_requeue(0, job_id, nullptr, true, 0);

@@ -3,11 +3,14 @@
 // itself (requeue or cancel), and the "empty by" promise in a draining
 // node's reason.
 //
-// The reason goes into the job's Comment, which `scontrol show job` and
-// `squeue -o %k` show and sbudget reads, e.g. the core's preemption note
+// The reason goes into the job's SystemComment (libbudget/job_notes.h: no
+// user, not even an operator, can write it through Slurm, so nothing a user
+// writes is read back as a note), which `scontrol show job` and `squeue -O
+// system_comment` show and sbudget reads, e.g. the core's preemption note
 // (libbudget/preemption_note.h FormatPreemptionNote)
 //   preempted by job 13 at 2026-11-29T09:10:00 (rule: unallocated)
-// Slurm's own state_desc is overwritten by the requeue, the Comment is not.
+// Slurm's own state_desc is overwritten by the requeue, the SystemComment
+// is not. The user's own Comment is left alone.
 #ifndef SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_
 #define SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_
 
@@ -19,16 +22,18 @@
 
 namespace timeslice {
 
+// Replaces the departure note in the job's SystemComment with `note`,
+// keeping its other note (job_notes.h).
 // REQUIRES: the job write lock. `job_record` is a job_record_t*.
-void SetJobComment(void* job_record, const std::string& text);
+void SetDepartureNote(void* job_record, const std::string& note);
 
 // Requeues (falling back to a kill if Slurm refuses, as slurm_job_preempt
 // does) or cancels job `job_id`, if it is still running the run that
-// started at `start`. Sets the comment first. Returns false, with *why set,
+// started at `start`. Sets the departure note first. Returns false, with *why set,
 // if the job is gone, no longer running, or started again since.
 // REQUIRES: job and node write locks, fed read lock (timeslice_locks.h).
 bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::PreemptAction action,
-                       const std::string& comment, std::string* why);
+                       const std::string& note, std::string* why);
 
 // Replaces any "; empty by ..." suffix of node `index`'s reason with
 // "; empty by <when>". Returns true if the reason changed.

@@ -181,7 +181,7 @@ void TimesliceThread::Pass() {
     try {
       for (const budget::PlannedPreemption& p : plan.preemptions) {
         std::string why;
-        if (PreemptRunningJob(p.job_id, p.start, p.action, p.comment, &why)) {
+        if (PreemptRunningJob(p.job_id, p.start, p.action, p.note, &why)) {
           ++preempted;
           results.push_back(p.log);
         } else {

@@ -115,13 +115,13 @@ void test_budget_allocated_work_preempts_free_work(void**) {
 void test_budget_protection_then_preemption(void**) {
   // One node. A (team a, t=0, 8 GPUs, min-runtime 300, 2000 s, resumable).
   // B (team b, t=10, 8 GPUs, min-runtime 200, 100 s). b has used nothing,
-  // so it ranks ahead, but A is protected until 300. The pass at 300 (a
-  // multiple of 30) preempts A: B's projected ratio after its protected
-  // run, 8*200 / (0.5 * 8 * 604800) = 0.00066, is below A's team's
-  // 8*300 / (0.5 * 8 * 604800) = 0.00099 (no ping-pong). B runs 300-400.
-  // A may start again from 300 + 121 = 421; backfill at 450 starts it,
-  // needing 1700 s.
-  Workload w = MakeWorkload({{0, "a", 8, 2000, 300, true, 0}, {10, "b", 8, 100, 200, true, 0}});
+  // so it ranks ahead, but A (min-runtime 299) is protected through 299
+  // (contract.h). The pass at 300 (a multiple of 30) preempts A: B's
+  // projected ratio after its protected run, 8*200 / (0.5 * 8 * 604800) =
+  // 0.00066, is below A's team's 8*300 / (0.5 * 8 * 604800) = 0.00099 (no
+  // ping-pong). B runs 300-400. A may start again from 300 + 121 = 421;
+  // backfill at 450 starts it, needing 1700 s.
+  Workload w = MakeWorkload({{0, "a", 8, 2000, 299, true, 0}, {10, "b", 8, 100, 200, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   RunOutput out = Run("budget", w, tree, 1, 3000);
   uint32_t by = 0;
@@ -135,11 +135,16 @@ void test_budget_protection_then_preemption(void**) {
   // A's first run is hatched from 300 (its protection end), preempted then.
   assert_int_equal(out.timeline[0].preemptible_from, 300);
   assert_true(out.timeline[0].preempted);
+  // With a min-runtime of 300 it is protected through 300: the next pass,
+  // at 330, preempts it.
+  w.jobs[0].min_runtime = 300;
+  out = Run("budget", w, tree, 1, 3000);
+  assert_int_equal(PreemptTime(out, 1), 330);
 }
 
 void test_budget_counts_protected_runs_under_way(void**) {
   // Two nodes. Team b runs B1, B2 (ids 1, 2; 8 GPUs each, min-runtime
-  // 3000 s) from 0; team a's A1, A2 (ids 3, 4; 8 GPUs, min-runtime 3600 s)
+  // 2999 s) from 0; team a's A1, A2 (ids 3, 4; 8 GPUs, min-runtime 3600 s)
   // wait from 10. At 3000 both B runs become preemptible; b's ratio is
   // 16 x 3000 / (0.5 x 16 x 604800) = 48000 / 4838400 = 0.00992.
   //   A1 projects (0 + 8 x 3600) / 4838400 = 0.00595 <= 0.00992: it
@@ -147,8 +152,8 @@ void test_budget_counts_protected_runs_under_way(void**) {
   //   A2, with A1's grant counted (8 x 3600), projects
   //   (28800 + 28800) / 4838400 = 0.0119 > 0.00992: refused, B1 keeps
   //   running, then and at every later pass before 4000.
-  Workload w = MakeWorkload({{0, "b", 8, 10000, 3000, true, 0},
-                             {0, "b", 8, 10000, 3000, true, 0},
+  Workload w = MakeWorkload({{0, "b", 8, 10000, 2999, true, 0},
+                             {0, "b", 8, 10000, 2999, true, 0},
                              {10, "a", 8, 5000, 3600, true, 0},
                              {10, "a", 8, 5000, 3600, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
@@ -171,12 +176,12 @@ void test_budget_same_team_never_preempts_itself(void**) {
 
 void test_a_drained_node_empties_at_contract_ends(void**) {
   // Two nodes. A (8 GPUs, min-runtime 600, 5000 s) on n1, B (8 GPUs,
-  // min-runtime 60, 5000 s) on n2, both team a's, from 0. n2 is drained at
-  // 30: B's protection ended at 60, so the pass at 60 requeues it (rule:
+  // min-runtime 59, 5000 s) on n2, both team a's, from 0. n2 is drained at
+  // 30: B is protected through 59, so the pass at 60 requeues it (rule:
   // drain at contract end); n1 and A are untouched (a team never preempts
   // itself). Nothing lands on n2 again: B restarts only when A's node
   // frees at 5000.
-  Workload w = MakeWorkload({{0, "a", 8, 5000, 600, true, 0}, {0, "a", 8, 5000, 60, true, 0}});
+  Workload w = MakeWorkload({{0, "a", 8, 5000, 600, true, 0}, {0, "a", 8, 5000, 59, true, 0}});
   AllocationTree tree = MakeTree(kTwoTeams);
   EngineOptions o;
   o.drains = {NodeDrain{1, 30, -1}};

@@ -92,7 +92,7 @@ JobShape FairTreePolicy::PendingShape(uint32_t job) const {
   JobShape s;
   s.job_id = ctx_.workload->jobs[job].id;
   s.allocation = j.node == kNoNode ? kNoAllocation : j.node;
-  s.min_runtime = j.node == kNoNode ? 0 : exempt();
+  s.min_runtime = j.node == kNoNode ? 0 : protection();
   s.node_count = j.shape.node_count;
   s.gpus_per_node = j.shape.gpus_per_node;
   return s;
@@ -105,7 +105,7 @@ RunningJob FairTreePolicy::RunningRecord(uint32_t job) const {
   r.job_id = t.id;
   r.allocation = j.node == kNoNode ? kNoAllocation : j.node;
   r.start = j.run_start;
-  r.min_runtime = j.node == kNoNode ? 0 : exempt();
+  r.min_runtime = j.node == kNoNode ? 0 : protection();
   r.resumable = t.resumable;
   return r;
 }

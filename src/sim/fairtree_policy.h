@@ -46,6 +46,11 @@ class FairTreePolicy : public Policy {
  private:
   void Accrue(NodeId node, TimePoint now);
   Seconds exempt() const { return std::max<Seconds>(1, ctx_.options->preempt_exempt_time); }
+  // Slurm exempts a run while now < start + PreemptExemptTime; the core
+  // protects it through start + min_runtime (contract.h). exempt - 1 as the
+  // core's min-runtime is Slurm's rule (for an exempt time of 1 s, 1 s
+  // more: a min-runtime of 0 would make the job unallocated work).
+  Seconds protection() const { return std::max<Seconds>(1, exempt() - 1); }
 
   FairShareOrder order_;
   PendingQueue queue_;

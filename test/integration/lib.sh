@@ -87,7 +87,40 @@ cluster_start() {
   trap cluster_stop EXIT
 }
 
-cluster_stop() { "$CLUSTER" stop >/dev/null 2>&1 || true; }
+# The cluster first (slurmctld may still send slurmdbd records), then the
+# accounting daemons if accounting_start started them.
+cluster_stop() {
+  "$CLUSTER" stop >/dev/null 2>&1 || true
+  [ "$ACCOUNTING_STARTED" = 1 ] && accounting_stop
+  return 0
+}
+
+# accounting_start ENFORCE: a private MariaDB and slurmdbd for this cluster
+# (scripts/slurmdbd_env.sh, shared with the priority bench), and slurm.conf
+# pointed at them with AccountingStorageEnforce=ENFORCE (empty: the key is
+# not set). Call it after cluster_start (slurmdbd authenticates through the
+# cluster's munged). The database starts empty: add the cluster, accounts
+# and users with sacctmgr, then `"$CLUSTER" restart-ctld` so that slurmctld
+# registers with slurmdbd. finish stops both after the cluster. Fails the
+# test when they cannot be installed or started.
+ACCOUNTING_STARTED=0
+accounting_start() {
+  . "$REPO/scripts/slurmdbd_env.sh"
+  say() { printf '%s: %s\n' "$TEST_NAME" "$*" >&2; }
+  dbd_ready || fail_now "MariaDB and slurmdbd are installed (scripts/setup.sh installs them)"
+  ACCOUNTING_STARTED=1
+  dbd_start "$CLUSTER_DIR/accounting" || fail_now "MariaDB and slurmdbd start"
+  sed -i '/^AccountingStorage\(Type\|Host\|Port\|Pass\|Enforce\)=/d' "$SLURM_CONF"
+  { dbd_slurm_conf; [ -z "${1:-}" ] || echo "AccountingStorageEnforce=$1"; } >> "$SLURM_CONF"
+}
+
+# accounting_stop: slurmdbd, then MariaDB (only the pids accounting_start
+# started); the database files go, the logs stay in $CLUSTER_DIR/accounting.
+accounting_stop() {
+  dbd_stop
+  ACCOUNTING_STARTED=0
+  rm -rf "$CLUSTER_DIR/accounting/mariadb"
+}
 
 # finish: the summary line, and the exit status (non-zero on any failure).
 finish() {

@@ -155,6 +155,16 @@ check "the user cannot turn off requeue of the running job (Access/permission de
   user_refused "Access/permission denied" "scontrol update jobid=$uid_job requeue=0"
 check "... its contract is unchanged (Requeue=1, resumable=1)" \
   contract_is "$uid_job" 1 "contract:min_runtime=180,resumable=1,declared=1"
+# scontrol said only "Access/permission denied" (22.05's job_modify has no
+# message): the reason is on the job, where sbudget explain shows it.
+refusal_shown() {
+  local out; out=$(as_user "COLUMNS=1000 $BUILD_DIR/src/sbudget/sbudget explain $uid_job" 2>&1)
+  contains "refused     a contract change at " "$out" &&
+    contains "the job has started: its contract (--min-runtime=00:03:00, --resumable) can no longer be changed by its owner; ask an operator" "$out"
+}
+check "sbudget explain shows the user why the change was refused" refusal_shown
+check "... from the job's SystemComment" \
+  bash -c "scontrol show job $uid_job | grep -q '^ *SystemComment=contract change refused at .*: the job has started'"
 # Slurm keeps time limits in whole minutes: 2 min < the 3-minute min-runtime.
 check "the user cannot cut the time limit below the min-runtime (2 < 3 min)" \
   user_refused "Requested time limit is invalid" "scontrol update jobid=$uid_job timelimit=2"

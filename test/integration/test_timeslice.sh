@@ -36,8 +36,8 @@ backfill_cycles() { sdiag | sed -n '/^Backfilling stats/,$p' | sed -n 's/^[[:spa
 backfill_ran() { [ "$(backfill_cycles)" -ge 1 ] 2>/dev/null || { echo "backfill cycles: $(backfill_cycles)"; return 1; }; }
 check "Slurm's backfill scheduler runs beside the time slicing (sdiag counts its cycles)" poll 10 backfill_ran
 check "a1 (resumable) is requeued right after its protection ends" poll 10 requeued "$a1"
-check "a1 shows who preempted it and the rule" comment_has "$a1" "preempted by job $b1 at "
-check "the rule is the over-served allocation" comment_has "$a1" "(rule: over-served allocation)"
+check "a1 shows who preempted it and the rule" notes_have "$a1" "preempted by job $b1 at "
+check "the rule is the over-served allocation" notes_have "$a1" "(rule: over-served allocation)"
 # (COLUMNS: a terminal wide enough that explain's lines are not wrapped.)
 explain_has() { local out; out=$(COLUMNS=1000 "$BUILD_DIR/src/sbudget/sbudget" explain "$1" 2>&1); contains "$2" "$out"; }
 check "sbudget explain names a1's preemptor and rule" \
@@ -64,7 +64,7 @@ a2_end=$(( $(start_epoch "$a2") + 15 ))
 b3=$(job teamb 0:15 1 --resumable) || fail_now "submit b3"
 check "a2 is not preempted before its min-runtime (15 s)" running_until "$a2" $((a2_end - 1))
 check "a2 (not resumable) is cancelled after it" poll 10 ended_as "$a2" "PREEMPTED CANCELLED"
-check "a2 shows who preempted it" comment_has "$a2" "preempted by job $b3 at "
+check "a2 shows who preempted it" notes_have "$a2" "preempted by job $b3 at "
 check "sbudget explain says a2 ended, not that it was requeued" \
   explain_has "$a2" "by job $b3, rule \"over-served allocation\"; not requeued: it ended (JobState=PREEMPTED; not resumable, Requeue=0)"
 check "b3 runs" wait_state "$b3" RUNNING 20
@@ -77,7 +77,7 @@ a3=$(job teama 0:10 1 --resumable) || fail_now "submit a3"
 t0=$SECONDS
 check "u1 is preempted at once by allocated a3 (within 6 s)" poll 6 requeued "$u1"
 echo "     u1 preempted $((SECONDS - t0)) s after a3 was submitted"
-check "u1's reason names the unallocated rule" comment_has "$u1" "(rule: unallocated)"
+check "u1's reason names the unallocated rule" notes_have "$u1" "(rule: unallocated)"
 check "a3 runs" wait_state "$a3" RUNNING 20
 clear_jobs
 
@@ -91,7 +91,7 @@ promise="repair; empty by $(date -d "@$d1_end" +%Y-%m-%dT%H:%M:%S)"
 check "n1's reason says when it will be empty ($promise)" poll 6 bash -c "[ \"\$(scontrol show node n1 | sed -n 's/^ *Reason=//p' | sed 's/ \[.*//')\" = '$promise' ] || { scontrol show node n1 | grep Reason; exit 1; }"
 check "protected d1 is left alone on the draining node" running_until "$d1" $((d1_end - 1))
 check "d1 is requeued right after its protection ends" poll 6 requeued "$d1"
-check "d1's reason names the drain" comment_has "$d1" "node n1 is draining (rule: drain at contract end)"
+check "d1's reason names the drain" notes_have "$d1" "node n1 is draining (rule: drain at contract end)"
 check "sbudget explain gives d1's drain, not 'neither records a preemption'" \
   explain_has "$d1" "left node n1 at "
 check "n1 is empty (drained)" poll 15 node_state_is n1 drained

@@ -36,8 +36,9 @@ job() {
 }
 epoch_of() { date -d "$1" +%s; }
 start_epoch() { epoch_of "$(job_field "$1" StartTime)"; }
-comment_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *Comment=//p'; }
-comment_has() { local c; c=$(comment_of "$1"); contains "$2" "$c"; }
+# The suite's notes on a job: its SystemComment (libbudget/job_notes.h).
+notes_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *SystemComment=//p'; }
+notes_have() { local c; c=$(notes_of "$1"); contains "$2" "$c"; }
 restarts() { job_field "$1" Restarts; }
 # running_until ID EPOCH: the job stays RUNNING until EPOCH (checked every 0.5 s).
 running_until() {

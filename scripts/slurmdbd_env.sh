@@ -1,6 +1,9 @@
-# Accounting for bench/priority_budget_bench.sh (sourced, not run): a private
-# MariaDB and a private slurmdbd, so that priority/multifactor computes fair
-# share over real associations, as every production site runs it.
+# Accounting for a local cluster of scripts/cluster.sh (sourced, not run): a
+# private MariaDB and a private slurmdbd. bench/priority_budget_bench.sh uses
+# it so that priority/multifactor computes fair share over real
+# associations, as every production site runs it;
+# test/integration/test_accounts.sh (through lib.sh's accounting_start) so
+# that Slurm refuses an account the user is not a member of.
 #
 #   dbd_ready                    the packages are there (installs them if not)
 #   dbd_start DIR                MariaDB, then slurmdbd, both under DIR
@@ -116,7 +119,7 @@ dbd_start_slurmdbd() {
   mkdir -p "$dbd_dir/etc"
   local conf=$dbd_dir/etc/slurmdbd.conf
   (umask 077 && cat > "$conf" <<CONF
-# Written by bench/slurmdbd_env.sh: slurmdbd of the priority bench.
+# Written by scripts/slurmdbd_env.sh: slurmdbd of a local cluster.
 AuthType=auth/munge
 AuthInfo=socket=$CLUSTER_DIR/munge/munge.socket.2
 DbdHost=$(hostname -s)

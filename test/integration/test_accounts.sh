@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Account membership: who may charge a team's budget. The suite charges a
+# job to the account its -A names; only Slurm checks that the user belongs to
+# it, with slurmdbd and AccountingStorageEnforce=associations
+# (doc/admin-guide.md, "Account membership"). On the suite as
+# etc/slurm.conf.example activates it:
+#   - without slurmdbd, any user's -A is accepted, and priority/budget says
+#     so once at start (src/libbudget/slurm_settings.h);
+#   - with a private slurmdbd and MariaDB (scripts/slurmdbd_env.sh) set up
+#     with the admin guide's sacctmgr commands, a user is refused an account
+#     it is not associated with, in words that say so, and accepted in its
+#     own; added to the account, it is accepted there too; the warning is
+#     gone.
+. "$(dirname "$0")/lib.sh"
+
+USER_NAME=${ACCOUNTS_TEST_USER:-budgetmember}
+export SUITE_CONF=$REPO/etc/slurm.conf.example
+unset SELECT_TYPE PRIORITY_TYPE SCHEDULER_TYPE PREEMPT_TYPE BUDGET_CONF SLURM_CONF_EXTRA
+LOG=$CLUSTER_DIR/log/slurmctld.log
+WARNING="priority/budget: WARNING: AccountingStorageEnforce=none: any user may charge any account"
+
+cluster_start -n 1 -g 2
+
+id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
+  || fail_now "create the test user $USER_NAME"
+# as_user COMMAND [USER]: COMMAND as USER (default: the test user), its
+# stdout and stderr together.
+as_user() { su -s /bin/bash "${2:-$USER_NAME}" -c "cd /tmp && export SLURM_CONF=$SLURM_CONF && $1" 2>&1; }
+# user_submits ACCOUNT: the user's sbatch -A ACCOUNT; prints the job id or
+# sbatch's words.
+user_submits() { as_user "sbatch --parsable -o /dev/null --min-runtime=1 -A $1 --wrap true"; }
+is_job_id() { [[ $1 =~ ^[0-9]+$ ]] || { echo "not a job id: $1"; return 1; }; }
+
+# --- without slurmdbd: the hole, and the warning ---------------------------------
+warned_once() {
+  local n; n=$(grep -c -- "$WARNING" "$LOG")
+  [ "$n" -eq 1 ] || { echo "$n lines match '$WARNING'"; grep -- "priority/budget: WARNING" "$LOG"; return 1; }
+}
+check "without slurmdbd, priority/budget warns once that any user may charge any account" warned_once
+check "... naming what enforces membership" \
+  grep -q -- "$WARNING.*AccountingStorageType=accounting_storage/slurmdbd (not accounting_storage/none) and AccountingStorageEnforce=associations" "$LOG"
+reply=$(user_submits robotics)
+check "... and indeed any user's -A is accepted (robotics)" is_job_id "$reply"
+before_slurmdbd_job=$reply
+reply=$(user_submits science)
+check "... and any other (science)" is_job_id "$reply"
+scancel --quiet --user="$USER_NAME" 2>/dev/null
+
+# --- slurmdbd with AccountingStorageEnforce=associations -------------------------
+t0=$SECONDS
+accounting_start associations
+# The admin guide's commands, for the example tree's accounts
+# (etc/budget-tree.json.example) and one user in pretrain.
+cluster_name=$(sed -n 's/^ClusterName=//p' "$SLURM_CONF")
+set_up_associations() {
+  sacctmgr -i add cluster "$cluster_name" &&
+    sacctmgr -i add account pretrain,posttrain,robotics,science Description=budget-tree Organization=budget &&
+    sacctmgr -i add user "$USER_NAME" account=pretrain
+}
+check "sacctmgr adds the cluster, the tree's accounts and the user" set_up_associations
+"$CLUSTER" restart-ctld >/dev/null || fail_now "slurmctld restarts with slurmdbd"
+echo "accounting up and slurmctld restarted in $((SECONDS - t0)) s" >&2
+
+# The log of the controller started by restart-ctld: from its "started" line.
+since_restart() {
+  awk '/slurmctld version .* started/ { n = NR } { l[NR] = $0 } END { for (i = n ? n : 1; i <= NR; i++) print l[i] }' "$LOG"
+}
+not_warned_since_restart() {
+  local lines; lines=$(since_restart | grep -- 'any user may charge any account')
+  [ -z "$lines" ] || { echo "$lines"; return 1; }
+}
+check "with AccountingStorageEnforce=associations, priority/budget does not warn" not_warned_since_restart
+
+# slurmctld loads the associations from slurmdbd as it starts: the first
+# submission may come before; poll for the member's own account.
+member_accepted() { local out; out=$(user_submits pretrain); is_job_id "$out" && echo "$out" > "$CLUSTER_DIR/member_job"; }
+check "a member's -A pretrain is accepted" poll 30 member_accepted
+job=$(cat "$CLUSTER_DIR/member_job" 2>/dev/null)
+charged_to_pretrain() {
+  wait_state "$job" COMPLETED 30 || return 1
+  [ "$(job_field "$job" Account)" = pretrain ] || { echo "job $job: Account=$(job_field "$job" Account)"; return 1; }
+}
+check "... and its job runs to completion, charged to pretrain" charged_to_pretrain
+
+reply=$(user_submits robotics)
+refused_in_words() {
+  ! is_job_id "$reply" >/dev/null || { echo "accepted: job $reply"; return 1; }
+  contains "Batch job submission failed: Invalid account or account/partition combination specified" "$reply"
+}
+check "a user not associated with robotics is refused -A robotics, in words that say why" refused_in_words
+# Ended jobs stay listed (MinJobAge): the one accepted before slurmdbd is.
+no_new_robotics_job() {
+  local jobs; jobs=$(squeue -h -t all -u "$USER_NAME" -A robotics -o %i | grep -vx "$before_slurmdbd_job")
+  [ -z "$jobs" ] || { echo "jobs of $USER_NAME in robotics: $jobs"; return 1; }
+}
+check "... and no new job of the user's, pending, running or ended, is in robotics" no_new_robotics_job
+reply=$(user_submits science)
+check "... nor -A science" refused_in_words
+# nobody: a user with no association at all, naming an account of the tree
+# (so that job_submit/contract's UnknownAccount check passes it).
+reply=$(as_user "sbatch --parsable -o /dev/null --min-runtime=1 -A pretrain --wrap true" nobody)
+check "a user with no association at all is refused -A pretrain" refused_in_words
+
+check "sacctmgr adds the user to robotics" sacctmgr -i add user "$USER_NAME" account=robotics
+# slurmdbd pushes the new association to slurmctld: poll for it.
+added_accepted() { local out; out=$(user_submits robotics); is_job_id "$out"; }
+check "... then the user's -A robotics is accepted" poll 30 added_accepted
+
+finish
