@@ -49,7 +49,6 @@ import os
 import re
 import sys
 import tempfile
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -253,7 +252,7 @@ case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
             os.environ["FAKE"] = d
             try:
                 job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
-                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5, "submit": 0}
+                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5}
                 plan = {"jobs": [dict(job, id=7), dict(job, id=8), dict(job, id=9)], "node_events": []}
                 drv = driver.Driver(plan, "job.sh", d, d)
                 with contextlib.redirect_stdout(io.StringIO()):
@@ -268,29 +267,6 @@ case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
         self.assertEqual(drv.current, {7: 41, 9: 50})
         self.assertEqual(calls, 3)  # trace-7 was not submitted again
         self.assertIn("longer than the time limit", drv.rejected[8])
-
-
-class DriverBeginTest(unittest.TestCase):
-    """First submissions go ahead of their instant with --begin at it (the
-    whole burst eligible at one tick), resubmissions at once without."""
-
-    def test_burst_lead_and_begin_time(self):
-        order = [{"id": 1, "submit": 0}, {"id": 2, "submit": 0}, {"id": 3, "submit": 0}, {"id": 4, "submit": 9}]
-        due = driver.submission_times(order)
-        lead3 = driver.LEAD_BASE + 3 * driver.LEAD_PER_JOB
-        self.assertAlmostEqual(due[1], -lead3)
-        self.assertAlmostEqual(due[3], -lead3)  # one lead for the whole burst: trace order kept
-        self.assertAlmostEqual(due[4], 9 - driver.LEAD_BASE - driver.LEAD_PER_JOB)
-        many = [{"id": i, "submit": 100} for i in range(1, 200)]
-        self.assertAlmostEqual(driver.submission_times(many)[1], 100 - driver.LEAD_MAX)
-
-        job = {"id": 5, "account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
-               "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5, "submit": 30}
-        drv = driver.Driver({"jobs": [job], "node_events": []}, "job.sh", "/tmp", "/tmp")
-        drv.t0 = 1700000000
-        begin = [a for a in drv.sbatch_args(job, drv.t0 + 30) if a.startswith("--begin=")]
-        self.assertEqual(begin, ["--begin=" + time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(1700000030))])
-        self.assertFalse([a for a in drv.sbatch_args(job) if a.startswith("--begin")])
 
 
 class LedgerCheckTest(unittest.TestCase):

@@ -26,8 +26,9 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   bf_window (minutes)                           max(1, ceil(x / F)) minutes
   --drain/--resume times                        round(x / F)
   BudgetTree                          the cluster's copy of the tree
-  BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes, other
-  SchedulerParameters keys: unchanged
+  BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes,
+  TreeConnectTimeout, TreeFetchTimeout (network time, not workload
+  time), other SchedulerParameters keys: unchanged
   ReportDir                           dropped: the replay's cluster must not
                                       write into a site's shared report
 The four scheduler intervals are always written, Slurm's defaults scaled
@@ -59,6 +60,8 @@ NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime",
 CONF_KEYS = [
     ("BudgetTree", None, "tree"),
     ("BudgetRefresh", "5:00", "keep"),
+    ("TreeConnectTimeout", "5", "keep"),
+    ("TreeFetchTimeout", "20", "keep"),
     ("LookbackWindow", "7-0", "window"),
     ("LedgerBucket", "5:00", "window"),
     ("RecalcInterval", "30", "interval"),

@@ -8,22 +8,13 @@ plan.json is scripts/replay/compress.py's. Time 0 of the plan is a whole
 second (t0, written to driver.json) a moment after start, so that the
 epochs slurmctld records, minus t0, are the plan's seconds. Then:
 
-  - each job is submitted with sbatch a moment before t0 + submit, with
-    --begin=<t0 + submit>, in the simulator's
+  - each job is submitted at t0 + submit with sbatch, in the simulator's
     shape (-N and --gres=gpu: per node, scripts/replay/shape.py), its time
     limit, its contract (--min-runtime, --resumable), its user priority as
     a negative nice (priority/budget orders a team's jobs by 10000 - nice,
     budget-sim by the trace priority: the same order), and
     --job-name=trace-<id>, which is how the runs are mapped back;
-    submissions due at one instant go back to back, in trace order. The
-    lead (LEAD_BASE + LEAD_PER_JOB per job of that instant) is there
-    because a burst of sbatch calls takes a good part of a second: jobs
-    submitted at their second would be split by slurmctld's scheduling
-    tick (once a second), those after it starting a second late. With a
-    begin time every job of the instant becomes eligible at once, at the
-    first tick of its second, as budget-sim's arrivals do. A submission
-    that still comes after its begin time is counted (late_submissions);
-    resubmissions go at once, without a begin time;
+    submissions due at one instant go back to back, in trace order;
   - node events (drain, resume) are applied with scontrol at their time,
     before the submissions of the same instant;
   - a job that ends PREEMPTED or CANCELLED (the suite cancels preempted
@@ -45,9 +36,6 @@ import sys
 import time
 
 POLL = 0.25
-LEAD_BASE = 0.4     # seconds before its instant that a burst starts
-LEAD_PER_JOB = 0.1  # ... and per job of the burst (a sbatch takes ~50 ms)
-LEAD_MAX = 3.0
 ENDED = {"COMPLETED", "TIMEOUT", "FAILED", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
 RESUBMIT = {"PREEMPTED", "CANCELLED"}
 
@@ -66,16 +54,6 @@ def deadline(plan, requeue_delay):
     capacity = plan["nodes"] * plan["gpus_per_node"]
     return (max(j["submit"] for j in jobs) + int(3 * work / capacity) + 4 * max(j["duration"] for j in jobs)
             + requeue_delay * (len(jobs) // 10 + 1) + 60)
-
-
-def submission_times(order):
-    """Trace id -> the second after t0 at which its first sbatch is due: its
-    instant minus the lead of that instant's burst (see the module's
-    docstring). Jobs of one instant keep their trace order."""
-    count = {}
-    for j in order:
-        count[j["submit"]] = count.get(j["submit"], 0) + 1
-    return {j["id"]: j["submit"] - min(LEAD_MAX, LEAD_BASE + LEAD_PER_JOB * count[j["submit"]]) for j in order}
 
 
 def say(text):
@@ -109,13 +87,12 @@ class Driver:
         self.rejected = {}       # trace id -> sbatch's message
         self.submissions = []    # {"trace_id", "slurm_id", "at", "resubmission"}
         self.node_events = []    # as applied: {"node", "action", "at"}
-        self.late = 0            # first submissions made after their begin time
-        self.t0 = int(time.time()) + 2 + int(LEAD_MAX)
+        self.t0 = int(time.time()) + 2
 
     def now(self):
         return time.time() - self.t0
 
-    def sbatch_args(self, j, begin=None):
+    def sbatch_args(self, j):
         args = ["sbatch", "--parsable", "--job-name=trace-%d" % j["id"], "-A", j["account"],
                 "-N", str(j["node_count"]), "--gres=gpu:%d" % j["gpus_per_node"],
                 "--time=%d" % j["time_limit_minutes"],
@@ -125,22 +102,15 @@ class Driver:
             args.append("--resumable")
         if j["priority"]:
             args.append("--nice=-%d" % j["priority"])
-        if begin is not None:
-            args.append("--begin=" + time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(begin)))
         return args + [self.job_script, str(j["id"]), str(j["duration"]),
                        "1" if j["resumable"] else "0", self.checkpoints]
 
     def submit(self, tid, resubmission=False):
-        """Submits trace job tid: a first submission with its begin time
-        (t0 + submit), a resubmission at once."""
         j = self.jobs[tid]
         at = self.now()
-        begin = None if resubmission else self.t0 + j["submit"]
-        if begin is not None and at >= j["submit"]:
-            self.late += 1
         sid = None
         for attempt in range(5):
-            p = subprocess.run(self.sbatch_args(j, begin), capture_output=True, text=True)
+            p = subprocess.run(self.sbatch_args(j), capture_output=True, text=True)
             if p.returncode == 0:
                 sid = int(p.stdout.strip().split(";")[0])
                 break
@@ -199,7 +169,6 @@ class Driver:
 
     def run(self, limit):
         order = sorted(self.jobs.values(), key=lambda j: (j["submit"], j["id"]))
-        due = submission_times(order)
         events = list(self.plan["node_events"])
         say("t0 = %d; %d jobs, last submission at %d s, deadline %d s"
             % (self.t0, len(order), order[-1]["submit"], limit))
@@ -210,27 +179,23 @@ class Driver:
             now = self.now()
             while events and events[0]["at"] <= now:
                 self.apply_node_event(events.pop(0))
-            while order and due[order[0]["id"]] <= now:
+            while order and order[0]["submit"] <= now:
                 self.submit(order.pop(0)["id"])
             if now >= next_poll:
                 self.check_jobs()
                 next_poll = now + POLL
             if now > limit:
                 return False
-            wake = [next_poll]
+            due = [next_poll]
             if events:
-                wake.append(events[0]["at"])
+                due.append(events[0]["at"])
             if order:
-                wake.append(due[order[0]["id"]])
-            time.sleep(max(0.0, min(wake) - self.now()))
-        if self.late:
-            say("%d of %d first submissions came after their begin time (slurmctld may have started them "
-                "a second late)" % (self.late, len(self.jobs)))
+                due.append(order[0]["submit"])
+            time.sleep(max(0.0, min(due) - self.now()))
         return True
 
     def record(self):
         return {"t0": self.t0, "submissions": self.submissions, "node_events": self.node_events,
-                "late_submissions": self.late,
                 "rejected": {str(k): v for k, v in self.rejected.items()},
                 "ended": {str(k): v for k, v in self.ended.items()},
                 "unfinished": {str(k): v for k, v in self.current.items()}}

@@ -8,7 +8,9 @@
 // job's SystemComment (RecordRefusal), where `sbudget explain` shows it.
 //
 // A thin adapter: translate Slurm's records, ask the core (job_contract.h),
-// apply the answer. Every rule and message lives in the core.
+// apply the answer. Every rule and message lives in the core. Whatever the
+// user wrote (--min-runtime, the account) reaches slurmctld.log and the
+// reply only through budget::LogSafe (log_safe.h): one short printable line.
 //
 // With PriorityType=priority/budget and UnknownAccount=reject it also refuses
 // a job whose account no node of the allocation tree binds, or any job while
@@ -54,6 +56,7 @@ extern "C" {
 #include "libbudget/config_watch.h"
 #include "libbudget/job_notes.h"
 #include "libbudget/job_contract.h"
+#include "libbudget/log_safe.h"
 #include "libbudget/time_string.h"
 #include "known_accounts.h"
 
@@ -229,7 +232,8 @@ void SetSlurmString(char** field, const std::string& value) {
 std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
   if (!settings.known_accounts) return std::nullopt;
   std::string account = job_desc->account ? job_desc->account : "";
-  std::string name = account.empty() ? std::string("(none)") : account;
+  // The user's text, quoted in the reply and in slurmctld.log.
+  std::string name = account.empty() ? std::string("(none)") : budget::LogSafe(account);
   switch (settings.known_accounts->Check(account)) {
     case budget_submit::KnownAccounts::Verdict::kKnown:
       return std::nullopt;

@@ -54,10 +54,33 @@ Status ParseIntervalSeconds(std::string_view value, Seconds* out) {
   return Status::Ok();
 }
 
+// Case-insensitive equality of a value with a lower-case word. Not
+// strncasecmp: an empty value may have a null data() (UnknownAccount=).
+bool IsWord(std::string_view value, std::string_view word) {
+  if (value.size() != word.size()) return false;
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != word[i]) return false;
+  }
+  return true;
+}
+
+// A network timeout: whole seconds, 1 .. 3600 (an hour without an answer
+// is a source that is down).
+Status ParseTimeoutSeconds(std::string_view value, Seconds* out) {
+  Seconds s = 0;
+  Status st = ParseIntervalSeconds(value, &s);
+  if (!st.ok()) return st;
+  if (s > 3600) return Status::InvalidArgument("must be between 1 and 3600 seconds");
+  *out = s;
+  return Status::Ok();
+}
+
 Status ParseUnknownAccount(std::string_view value, BudgetConfig* config) {
-  if (strncasecmp(value.data(), "reject", value.size()) == 0 && value.size() == 6) {
+  if (IsWord(value, "reject")) {
     config->unknown_account = UnknownAccountPolicy::kReject;
-  } else if (strncasecmp(value.data(), "unallocated", value.size()) == 0 && value.size() == 11) {
+  } else if (IsWord(value, "unallocated")) {
     config->unknown_account = UnknownAccountPolicy::kUnallocated;
   } else {
     return Status::InvalidArgument("must be reject or unallocated, got \"" + std::string(value) + "\"");
@@ -80,6 +103,10 @@ const KeySpec kKeys[] = {
     {"BudgetTree", ParseTree},
     {"BudgetRefresh",
      [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->budget_refresh); }},
+    {"TreeConnectTimeout",
+     [](std::string_view v, BudgetConfig* c) { return ParseTimeoutSeconds(v, &c->tree_connect_timeout); }},
+    {"TreeFetchTimeout",
+     [](std::string_view v, BudgetConfig* c) { return ParseTimeoutSeconds(v, &c->tree_fetch_timeout); }},
     {"LedgerBucket",
      [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->ledger_bucket); }},
     {"RecalcInterval",
@@ -189,6 +216,11 @@ Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetC
   if (config.ledger_bucket > config.lookback_window) {
     return Status::InvalidArgument(file + ": LedgerBucket (" + FormatDuration(config.ledger_bucket) +
                                    ") is longer than LookbackWindow (" + FormatDuration(config.lookback_window) + ")");
+  }
+  if (config.tree_connect_timeout > config.tree_fetch_timeout) {
+    return Status::InvalidArgument(file + ": TreeConnectTimeout (" + std::to_string(config.tree_connect_timeout) +
+                                   " s) is longer than TreeFetchTimeout (" +
+                                   std::to_string(config.tree_fetch_timeout) + " s)");
   }
   *out = std::move(config);
   return Status::Ok();

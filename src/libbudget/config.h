@@ -12,6 +12,10 @@
 //   BudgetTree=PATH|URL        allocation tree (JSON): a path, file://,
 //                              http:// or https:// URL; no default
 //   BudgetRefresh=5:00         re-read the tree at least this often
+//   TreeConnectTimeout=5       seconds a BudgetTree URL may take to accept
+//                              the connection
+//   TreeFetchTimeout=20        seconds a whole URL fetch may take (>=
+//                              TreeConnectTimeout)
 //   LookbackWindow=7-0         sliding window of the fair-share ledger
 //   LedgerBucket=5:00          width of a ledger time bucket (<= window)
 //   RecalcInterval=30          seconds between priority recomputations
@@ -50,6 +54,8 @@ enum class UnknownAccountPolicy { kReject, kUnallocated };
 struct BudgetConfig {
   std::string budget_tree;                 // BudgetTree
   Seconds budget_refresh = 5 * 60;         // BudgetRefresh
+  Seconds tree_connect_timeout = 5;        // TreeConnectTimeout
+  Seconds tree_fetch_timeout = 20;         // TreeFetchTimeout
   Seconds lookback_window = 7 * 86400;     // LookbackWindow
   Seconds ledger_bucket = 5 * 60;          // LedgerBucket
   Seconds recalc_interval = 30;            // RecalcInterval
@@ -75,7 +81,8 @@ struct BudgetConfig {
 // ("/etc/slurm/budget.conf" and "BudgetTree=tree.json" give
 // /etc/slurm/tree.json).
 // On error *out is untouched. Cross-key rules are checked after all keys
-// (DefaultMinRuntime <= MaxMinRuntime, LedgerBucket <= LookbackWindow).
+// (DefaultMinRuntime <= MaxMinRuntime, LedgerBucket <= LookbackWindow,
+// TreeConnectTimeout <= TreeFetchTimeout).
 Status ParseBudgetConfig(std::string_view text, const std::string& file, BudgetConfig* out);
 
 // Reads and parses `file`. A missing file is not an error: *out gets the

@@ -23,6 +23,8 @@ void test_defaults_when_empty(void**) {
   assert_true(c.budget_tree.empty());
   // 5 min refresh and buckets, 30 s passes, 30 min hero wait, reject unknown accounts.
   assert_int_equal(c.budget_refresh, 300);
+  assert_int_equal(c.tree_connect_timeout, 5);
+  assert_int_equal(c.tree_fetch_timeout, 20);
   assert_int_equal(c.ledger_bucket, 300);
   assert_int_equal(c.recalc_interval, 30);
   assert_int_equal(c.timeslice_interval, 30);
@@ -39,6 +41,8 @@ void test_reads_every_key_case_insensitively(void**) {
       "MAXMINRUNTIME=4:00:00\r\n"
       "DefaultMinRuntime=\"15\"\n"
       "BudgetRefresh=0:30\n"
+      "TreeConnectTimeout=2\n"
+      "treefetchtimeout=7\n"
       "LedgerBucket=0:05\n"
       "RecalcInterval=3\n"
       "UnknownAccount=Unallocated\n"
@@ -57,6 +61,8 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.default_min_runtime, 900);   // 15 min
   assert_int_equal(c.budget_refresh, 30);         // M:S 0:30
   assert_int_equal(c.ledger_bucket, 5);           // M:S 0:05
+  assert_int_equal(c.tree_connect_timeout, 2);    // plain seconds
+  assert_int_equal(c.tree_fetch_timeout, 7);
   assert_int_equal(c.recalc_interval, 3);         // plain seconds
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kUnallocated);
   assert_int_equal(c.timeslice_interval, 2);
@@ -82,9 +88,17 @@ const BadCase kBad[] = {
     {"MaxMinRuntime=1:00:00\n\nmaxminruntime=2:00:00\n", "budget.conf:3: key MaxMinRuntime is already set on line 1"},
     {"RecalcInterval=5m\n", "budget.conf:1: key RecalcInterval: must be a whole number of seconds, got \"5m\""},
     {"RecalcInterval=0\n", "budget.conf:1: key RecalcInterval: must be between 1 and 86400 seconds"},
+    {"TreeFetchTimeout=3601\n", "budget.conf:1: key TreeFetchTimeout: must be between 1 and 3600 seconds"},
+    {"TreeConnectTimeout=0:05\n", "budget.conf:1: key TreeConnectTimeout: must be a whole number of seconds"},
+    {"TreeConnectTimeout=30\nTreeFetchTimeout=10\n",
+     "budget.conf: TreeConnectTimeout (30 s) is longer than TreeFetchTimeout (10 s)"},
     {"TimesliceInterval=99999\n", "budget.conf:1: key TimesliceInterval: must be between 1 and 86400 seconds"},
     {"UnknownAccount=maybe\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated, got \"maybe\""},
     {"UnknownAccount=rej\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated"},
+    // Empty: Trim gives a view with a null data(), once passed to strncasecmp
+    // (undefined behaviour that -fsanitize=undefined stops at).
+    {"UnknownAccount=\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated, got \"\""},
+    {"UnknownAccount=   \n", "budget.conf:1: key UnknownAccount: must be reject or unallocated, got \"\""},
     {"LookbackWindow=10:00\nLedgerBucket=1:00:00\n",
      "budget.conf: LedgerBucket (01:00:00) is longer than LookbackWindow (00:10:00)"},
     {"ReportDir=shared/reports\n", "budget.conf:1: key ReportDir: must be an absolute directory"},
@@ -150,6 +164,8 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.lookback_window, d.lookback_window);
   assert_int_equal(c.ledger_bucket, d.ledger_bucket);
   assert_int_equal(c.budget_refresh, d.budget_refresh);
+  assert_int_equal(c.tree_connect_timeout, d.tree_connect_timeout);
+  assert_int_equal(c.tree_fetch_timeout, d.tree_fetch_timeout);
   assert_int_equal(c.recalc_interval, d.recalc_interval);
   assert_int_equal(c.max_min_runtime, d.max_min_runtime);
   assert_int_equal(c.default_min_runtime, d.default_min_runtime);

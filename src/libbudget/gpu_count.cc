@@ -2,6 +2,7 @@
 #include "libbudget/gpu_count.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -18,7 +19,8 @@ double GpuCountFromTres(std::string_view tres) {
       std::string digits(entry.substr(kKey.size()));
       char* rest = nullptr;
       double value = std::strtod(digits.c_str(), &rest);
-      if (rest != digits.c_str() && value > 0) return value;
+      // strtod also reads "inf", "nan" and 1e400 (as inf): no GPU count.
+      if (rest != digits.c_str() && std::isfinite(value) && value > 0) return value;
       return 0;
     }
     pos = end + 1;
@@ -50,7 +52,9 @@ double GpuCountFromGresSpec(std::string_view spec) {
     std::string digits(entry.substr(last + 1));
     char* rest = nullptr;
     double value = std::strtod(digits.c_str(), &rest);
-    if (rest != digits.c_str() && *rest == '\0') {
+    // "inf" or "nan" after the last ':' is a type name to Slurm, not a
+    // count; 1e400 is no count either.
+    if (rest != digits.c_str() && *rest == '\0' && std::isfinite(value)) {
       if (value > 0) total += value;
     } else {
       total += 1;

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "libbudget/log_safe.h"
 #include "libbudget/time_string.h"
 
 namespace budget {
@@ -79,11 +80,17 @@ bool ParseRecordWord(std::string_view word, JobContract* out) {
   return true;
 }
 
-std::string OptionText(const std::string& text) { return "--min-runtime=" + text; }
+// The option as typed, fit to quote in a message and in slurmctld.log.
+std::string OptionText(const std::string& text) { return "--min-runtime=" + LogSafe(text); }
 
 }  // namespace
 
 Status ParseMinRuntimeOption(const std::string& text, Seconds* out) {
+  if (text.size() > kMaxMinRuntimeOptionBytes) {
+    return Status::InvalidArgument(OptionText(text) + ": too long: at most " +
+                                   std::to_string(kMaxMinRuntimeOptionBytes) +
+                                   " bytes are accepted (a time such as 30, 1:30:00 or 2-0)");
+  }
   Status parsed = ParseDuration(text, out);
   if (!parsed.ok()) return Status::InvalidArgument(OptionText(text) + ": " + parsed.message());
   return Status::Ok();

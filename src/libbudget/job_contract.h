@@ -55,15 +55,21 @@ inline bool operator!=(const JobContract& a, const JobContract& b) { return !(a 
 // the job's time limit in seconds (< 0: unlimited or unknown, not checked),
 // from --time or from the partition; messages name it without saying which.
 // On error *out is untouched and the message, written for the researcher at
-// the terminal, names the option, the bad value and the limit it broke, e.g.
+// the terminal, names the option, the bad value (through LogSafe: one short
+// printable line, fit for slurmctld.log) and the limit it broke, e.g.
 //   --min-runtime=9:00:00 exceeds MaxMinRuntime=8:00:00, the longest ...
 Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds time_limit,
                         const BudgetConfig& config, JobContract* out);
 
+// The longest --min-runtime text accepted: a time string needs far fewer
+// bytes, and a longer value is refused before it is parsed or quoted.
+inline constexpr size_t kMaxMinRuntimeOptionBytes = 64;
+
 // Reads the --min-runtime text alone, before any limit is known: what
 // spank/contract checks in srun for a step, where no job is submitted and
-// the controller never sees the option. On error the message is the one
-// ValidateContract gives for the same text, e.g.
+// the controller never sees the option. A text longer than
+// kMaxMinRuntimeOptionBytes is refused unread. On error the message is the
+// one ValidateContract gives for the same text, e.g.
 //   --min-runtime=abc: invalid time "abc": not a number (expected ...)
 Status ParseMinRuntimeOption(const std::string& text, Seconds* out);
 

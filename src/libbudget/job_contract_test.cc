@@ -202,6 +202,10 @@ void test_hostile_input_is_refused_not_crashed(void**) {
     if (st.ok()) fail_msg("accepted \"%.40s\"", text);
     AssertContains(st.message(), "--min-runtime=");
     assert_int_equal(c.min_runtime, 42);  // untouched
+    // One short printable line, whatever the value: it goes to slurmctld.log
+    // and back to the user.
+    assert_true(st.message().size() < 300);
+    for (char ch : st.message()) assert_true(ch >= 0x20 && ch <= 0x7e);
   }
   // A record built of the same junk is not read either.
   for (const std::string& junk : {kHuge, kColons, std::string("contract:") + kHuge,
@@ -209,6 +213,34 @@ void test_hostile_input_is_refused_not_crashed(void**) {
     JobContract c;
     assert_false(budget::ParseContractRecord(junk, &c));
   }
+}
+
+void test_min_runtime_is_capped_and_quoted_safely(void**) {
+  // 64 bytes: refused only as a bad time (leading zeros make it a valid
+  // number of the wrong length: "not a number" as the field is > 12 digits).
+  // 65 bytes: refused for its length, before it is parsed.
+  Seconds s = -1;
+  Status at_cap = budget::ParseMinRuntimeOption(std::string(64, '0'), &s);
+  assert_false(at_cap.ok());
+  assert_true(at_cap.message().find("too long") == std::string::npos);
+  Status over = budget::ParseMinRuntimeOption(std::string(65, '1'), &s);
+  assert_false(over.ok());
+  AssertContains(over.message(), "too long: at most 64 bytes are accepted");
+  AssertContains(over.message(), "...(65 bytes)");
+  assert_int_equal(s, -1);
+  // 120 kB: the message quotes 64 bytes of it, not 2 x 120 kB.
+  Status huge = budget::ParseMinRuntimeOption(std::string(120000, '1'), &s);
+  assert_true(huge.message().size() < 200);
+  // A newline and a forged log line stay inside the one line, escaped.
+  JobContract c;
+  Status forged = budget::ValidateContract("15\nerror: priority/budget: FORGED LOG LINE", false, kUnlimited,
+                                           Defaults(), &c);
+  assert_false(forged.ok());
+  assert_true(forged.message().find('\n') == std::string::npos);
+  AssertContains(forged.message(), "--min-runtime=15\\x0aerror: priority/budget: FORGED LOG LINE");
+  // Every message quotes the value safely, also the time-limit ones.
+  Status too_long_for_limit = budget::ValidateContract("30", false, 600, Defaults(), &c);
+  AssertContains(too_long_for_limit.message(), "--min-runtime=30 is longer than");
 }
 
 // A running job declared --min-runtime=15 --resumable with --time=1:00:00.
@@ -340,6 +372,7 @@ int main(void) {
       cmocka_unit_test(test_malformed_records_are_not_read),
       cmocka_unit_test(test_replace_keeps_other_text),
       cmocka_unit_test(test_hostile_input_is_refused_not_crashed),
+      cmocka_unit_test(test_min_runtime_is_capped_and_quoted_safely),
       cmocka_unit_test(test_owner_cannot_change_a_started_contract),
       cmocka_unit_test(test_owner_may_restate_a_started_contract),
       cmocka_unit_test(test_operator_may_change_a_started_contract),

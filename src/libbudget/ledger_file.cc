@@ -622,6 +622,8 @@ Status DecodeLedger(const std::string& bytes, const std::string& name, Ledger* o
   return Status::Ok();
 }
 
+Status WriteLedgerFile(const Ledger& ledger, const std::string& path) { return WriteTempFile(path, ledger); }
+
 Status SaveLedger(const Ledger& ledger, const std::string& file) {
   const std::string tmp = file + ".tmp";
   Status s = WriteTempFile(tmp, ledger);

@@ -76,6 +76,12 @@ constexpr uint32_t kLedgerFileVersion = 1;
 // and the failing step on any error; `file` is then unchanged.
 Status SaveLedger(const Ledger& ledger, const std::string& file);
 
+// SaveLedger's first step alone: writes `ledger` to `path` (created or
+// truncated) and fsyncs it; no rename, no directory fsync. For callers that
+// rotate generations themselves (ledger_generations.h). IOError naming the
+// file and the failing step; `path` may then hold a partial file.
+Status WriteLedgerFile(const Ledger& ledger, const std::string& path);
+
 // Reads `file` into `*out` (see above). NotFound if the file does not
 // exist; Corruption or IOError otherwise, with `*out` untouched.
 // REQUIRES: out != nullptr.

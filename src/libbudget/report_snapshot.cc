@@ -334,7 +334,11 @@ class FieldReader {
     if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
       return Fail(key, "must be a number");
     }
-    *out = json_object_get_double(v);
+    // What the writer writes: a finite number (JsonWriter::Double writes
+    // any other as null). json-c reads 1e400 as inf.
+    const double x = json_object_get_double(v);
+    if (!std::isfinite(x)) return Fail(key, "must be a finite number");
+    *out = x;
   }
   void Bool(const char* key, bool* out) {
     json_object* v = Get(key, true);
@@ -374,7 +378,9 @@ class FieldReader {
       if (!json_object_is_type(e, json_type_double) && !json_object_is_type(e, json_type_int)) {
         return FailAt(PathOf(key) + "[" + std::to_string(i) + "]", "must be a number");
       }
-      out->push_back(json_object_get_double(e));
+      const double x = json_object_get_double(e);
+      if (!std::isfinite(x)) return FailAt(PathOf(key) + "[" + std::to_string(i) + "]", "must be a finite number");
+      out->push_back(x);
     }
   }
   // The array at `key` (required), or nullptr after an error.

@@ -349,6 +349,14 @@ void TestMalformedDocumentsAreRefusedByPath(void**) {
       {SampleWith("\"owed\":[7200", "\"owed\":[7200,1"),
        "$.history[0].owed: must have as many values as delivered (2), got 3"},
       {SampleWith("\"history\":[", "\"history\":7,\"x\":["), "$.history: must be an array"},
+      // json-c reads a number beyond DBL_MAX as inf; the writer never writes
+      // one (a non-finite value is written as null).
+      {SampleWith("\"share\":50", "\"share\":1e400"), "$.nodes[1].share: must be a finite number"},
+      {SampleWith("\"share\":50", "\"share\":-1e400"), "$.nodes[1].share: must be a finite number"},
+      {SampleWith("\"sibling_ratio\":0.75", "\"sibling_ratio\":1e400"),
+       "$.nodes[1].sibling_ratio: must be a finite number"},
+      {SampleWith("\"capacity_gpus\":64", "\"capacity_gpus\":1e999"), "$.capacity_gpus: must be a finite number"},
+      {SampleWith("\"owed\":[7200", "\"owed\":[1e400"), "$.history[0].owed[0]: must be a finite number"},
   };
   std::string dir = TempDir();
   std::string file = dir + "/bad.json";
@@ -367,6 +375,25 @@ void TestMalformedDocumentsAreRefusedByPath(void**) {
   }
   unlink(file.c_str());
   rmdir(dir.c_str());
+}
+
+void TestExtremeFiniteNumbersRoundTripExactly(void**) {
+  // The largest and smallest doubles the writer can meet are read back bit
+  // for bit; +inf (a zero-share sibling's ratio) goes through null.
+  ReportSnapshot s = Sample();
+  s.nodes[1].share = std::numeric_limits<double>::max();
+  s.nodes[1].window_usage = std::numeric_limits<double>::denorm_min();
+  s.nodes[1].owed = -std::numeric_limits<double>::max();
+  s.nodes[1].usage_ratio = 0.1 + 0.2;  // 0.30000000000000004
+  s.capacity_gpus = 1e300;
+  std::string text = budget::FormatReportSnapshot(s);
+  assert_null(strstr(text.c_str(), "inf"));
+  assert_null(strstr(text.c_str(), "Infinity"));
+  ReportSnapshot out;
+  Status st = budget::ParseReportSnapshot(text, "rt", &out);
+  if (!st.ok()) fail_msg("%s", st.message().c_str());
+  AssertSnapshotsEqual(s, out);
+  assert_true(std::isinf(out.nodes[2].sibling_ratio));
 }
 
 void TestUnknownKeysAreIgnored(void**) {
@@ -974,6 +1001,7 @@ int main() {
       cmocka_unit_test(TestWriteIntoMissingDirectoryFails),
       cmocka_unit_test(TestMalformedDocumentsAreRefusedByPath),
       cmocka_unit_test(TestUnknownKeysAreIgnored),
+      cmocka_unit_test(TestExtremeFiniteNumbersRoundTripExactly),
       cmocka_unit_test(TestRowsRoundTripEveryJobFieldSetAndUnset),
       cmocka_unit_test(TestVersion1JobObjectsAreStillRead),
       cmocka_unit_test(TestRowColumnsAreMappedByName),

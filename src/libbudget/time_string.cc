@@ -3,13 +3,15 @@
 #include <cstdio>
 #include <vector>
 
+#include "libbudget/log_safe.h"
+
 namespace budget {
 namespace {
 
 const char kForms[] = "M, M:S, H:M:S, D-H, D-H:M or D-H:M:S";
 
 Status Bad(std::string_view text, const char* why) {
-  return Status::InvalidArgument("invalid time \"" + std::string(text) + "\": " + why +
+  return Status::InvalidArgument("invalid time \"" + LogSafe(text) + "\": " + why +
                                  " (expected " + kForms + ")");
 }
 

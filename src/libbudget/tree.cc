@@ -229,6 +229,14 @@ class TreeBuilder {
                                    " (also at " + inserted.first->second + ")");
       }
     }
+    // Each share is finite; their sum must be too, or every sibling's
+    // normalized share (share / sum) would be 0.
+    double sum = 0;
+    for (NodeId c : nodes_[id].children) sum += nodes_[c].share;
+    if (!std::isfinite(sum)) {
+      Error(jpath + ".children", "the shares add up to more than the largest number (about 1.8e308); shares are "
+                                 "proportions among siblings: use smaller numbers");
+    }
   }
 
   void ParseName(json_object* value, const std::string& kpath, NodeId id) {

@@ -78,6 +78,15 @@ void TestZeroSharesNormalizeToZero(void**) {
   assert_float_equal(tree.node(tree.Find("b")).entitlement, 0.0, 0);
 }
 
+void TestHugeSharesWhoseSumIsFiniteKeepTheirProportions(void**) {
+  // 8e307 + 8e307 = 1.6e308 < DBL_MAX: accepted, 1/2 each (before the sum
+  // check, two of 1e308 loaded too, and both got 0).
+  AllocationTree tree = ParseOrFail(R"({"name":"c","children":[
+      {"name":"a","share":8e307},{"name":"b","share":8e307}]})");
+  assert_float_equal(tree.node(tree.Find("a")).entitlement, 0.5, 1e-12);
+  assert_float_equal(tree.node(tree.Find("b")).entitlement, 0.5, 1e-12);
+}
+
 void TestFindAndNodeFor(void**) {
   AllocationTree tree = ParseOrFail(kExample);
   const NodeId posttrain = tree.Find("llm/posttrain");
@@ -204,6 +213,11 @@ std::vector<BadCase> BadCases() {
        "t.json: $.children[0].share: must be a finite number >= 0, got NaN"},
       {"infinite share", R"({"name":"c","children":[{"name":"a","share":1e999}]})",
        "t.json: $.children[0].share: must be a finite number >= 0, got 1e999"},
+      // Each share is finite, their sum is not: both would normalize to 0.
+      {"shares whose sum overflows",
+       R"({"name":"c","children":[{"name":"a","share":1e308},{"name":"b","share":1e308}]})",
+       "t.json: $.children: the shares add up to more than the largest number (about 1.8e308); shares are "
+       "proportions among siblings: use smaller numbers"},
       {"missing share", R"({"name":"c","children":[{"name":"a","share":1},{"name":"b"}]})",
        "t.json: $.children[1].share: required on every node but the root, missing"},
       {"owners not an array", R"({"name":"c","owners":"boss"})",
@@ -323,6 +337,7 @@ int main() {
   std::vector<CMUnitTest> tests = {
       cmocka_unit_test(TestExampleShapeAndEntitlements),
       cmocka_unit_test(TestZeroSharesNormalizeToZero),
+      cmocka_unit_test(TestHugeSharesWhoseSumIsFiniteKeepTheirProportions),
       cmocka_unit_test(TestFindAndNodeFor),
       cmocka_unit_test(TestOwnership),
       cmocka_unit_test(TestNestedAccountsBindUsersToTheNearest),

@@ -7,8 +7,15 @@
 // rebuilds) and the changed-job marks.
 #include "libbudget/test_support.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +36,7 @@
 #include "priority_budget/priority_pass.h"
 #include "priority_budget/report_writer.h"
 #include "priority_budget/state_files.h"
+#include "priority_budget/tree_fetcher.h"
 #include "priority_budget/tree_reloader.h"
 #include "priority_budget/tree_source.h"
 #include "priority_budget/usage_charging.h"
@@ -129,6 +137,10 @@ void test_gpu_count_from_tres(void** /*state*/) {
       {"", 0},
       {"gres/gpu=", 0},
       {"gres/gpux=3", 0},
+      // strtod reads these as inf or nan: not a count.
+      {"gres/gpu=inf", 0},
+      {"gres/gpu=1e400", 0},
+      {"gres/gpu=nan", 0},
   };
   for (const auto& c : cases) assert_true(budget_prio::GpuCountFromTres(c.tres) == c.want);
 }
@@ -145,6 +157,10 @@ void test_gpu_count_from_gres_spec(void** /*state*/) {
       {"gres:nic:1,gres:gpu:2", 2},
       {"gres:gpux:2", 0},
       {"", 0},
+      // Not counts: a type named "inf" (one GPU), and 1e400 (inf to strtod).
+      {"gres:gpu:inf", 1},
+      {"gres:gpu:1e400", 1},
+      {"gres:gpu:nan,gres:gpu:2", 3},
   };
   for (const auto& c : cases) assert_true(budget_prio::GpuCountFromGresSpec(c.spec) == c.want);
 }
@@ -660,6 +676,172 @@ void test_unreachable_url_is_an_error(void** /*state*/) {
   assert_non_null(strstr(st.message().c_str(), "http://127.0.0.1:1/tree.json"));
 }
 
+// --- a black-holed URL: timeouts, and a fetch that never blocks a pass ------
+
+using SteadyClock = std::chrono::steady_clock;
+
+double SecondsSince(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+// A listener that completes TCP handshakes (the kernel's backlog) and never
+// reads or answers: the URL "accepts the connection and never answers".
+struct BlackHole {
+  int fd = -1;
+  int port = 0;
+  BlackHole() {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    socklen_t len = sizeof addr;
+    assert_int_equal(getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len), 0);
+    port = ntohs(addr.sin_port);
+  }
+  ~BlackHole() { close(fd); }
+  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port) + "/tree.json"; }
+};
+
+void test_black_holed_url_times_out_as_configured(void** /*state*/) {
+  BlackHole hole;
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec(hole.Url(), &source).ok());
+  source.set_timeouts(1, 2);
+  std::string text;
+  SteadyClock::time_point start = SteadyClock::now();
+  budget::Status st = source.Fetch(&text);
+  double took = SecondsSince(start);
+  assert_false(st.ok());
+  // The message says it timed out and which keys set the limits.
+  assert_non_null(strstr(st.message().c_str(), "timed out"));
+  assert_non_null(strstr(st.message().c_str(), "TreeFetchTimeout=2 s"));
+  // TreeFetchTimeout=2: about 2 s (the 20 s default would fail this).
+  if (took < 1.5 || took > 6) fail_msg("the fetch took %.2f s, expected about 2", took);
+}
+
+void test_cancelled_fetch_gives_up_within_about_a_second(void** /*state*/) {
+  BlackHole hole;
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec(hole.Url(), &source).ok());
+  source.set_timeouts(30, 60);
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&cancel] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  std::string text;
+  SteadyClock::time_point start = SteadyClock::now();
+  budget::Status st = source.Fetch(&text, &cancel);
+  double took = SecondsSince(start);
+  canceller.join();
+  assert_false(st.ok());
+  assert_non_null(strstr(st.message().c_str(), "cancelled"));
+  if (took > 5) fail_msg("the cancelled fetch took %.2f s", took);
+}
+
+// Waits up to 10 s for `done`.
+bool WaitFor(const std::atomic<bool>& done) {
+  SteadyClock::time_point start = SteadyClock::now();
+  while (!done && SecondsSince(start) < 10) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return done;
+}
+
+void test_fetcher_never_blocks_the_caller(void** /*state*/) {
+  std::atomic<bool> release{false};
+  std::atomic<bool> done{false};
+  std::atomic<int> fetches{0};
+  // A source that hangs until released (the black hole, without a socket).
+  budget_prio::TreeFetcher fetcher([&done] { done = true; },
+                                   [&](const budget_prio::TreeSource&, const std::atomic<bool>& cancel,
+                                       std::string* text) {
+                                     ++fetches;
+                                     while (!release && !cancel) {
+                                       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                     }
+                                     *text = kTree;
+                                     return budget::Status::Ok();
+                                   });
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec("http://tree.invalid/t.json", &source).ok());
+  SteadyClock::time_point start = SteadyClock::now();
+  assert_true(fetcher.Start(source));
+  // Returns at once, whatever the source does.
+  if (SecondsSince(start) > 0.5) fail_msg("Start() took %.3f s", SecondsSince(start));
+  assert_true(fetcher.busy());
+  // One fetch at a time: a second request is refused, not queued.
+  assert_false(fetcher.Start(source));
+  budget_prio::FetchResult result;
+  assert_false(fetcher.TakeResult(&result));
+  release = true;
+  assert_true(WaitFor(done));
+  assert_false(fetcher.busy());
+  assert_true(fetcher.TakeResult(&result));
+  assert_true(result.status.ok());
+  assert_string_equal(result.text.c_str(), kTree);
+  assert_string_equal(result.source.description().c_str(), "http://tree.invalid/t.json");
+  // Taken once; then a new fetch may start.
+  assert_false(fetcher.TakeResult(&result));
+  release = false;
+  done = false;
+  assert_true(fetcher.Start(source));
+  // A reconfigure named another source: the hung fetch is cut short...
+  fetcher.CancelInFlight();
+  assert_true(WaitFor(done));
+  assert_true(fetcher.TakeResult(&result));
+  // ...and the next one is not cancelled by it (it hangs until released).
+  done = false;
+  assert_true(fetcher.Start(source));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  assert_true(fetcher.busy());
+  assert_false(done);
+  fetcher.Stop();
+  assert_int_equal(fetches.load(), 3);
+  assert_false(fetcher.Start(source));
+}
+
+void test_fetcher_stop_cancels_a_hung_fetch(void** /*state*/) {
+  BlackHole hole;
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec(hole.Url(), &source).ok());
+  source.set_timeouts(60, 60);
+  budget_prio::TreeFetcher fetcher([] {});
+  assert_true(fetcher.Start(source));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  assert_true(fetcher.busy());
+  SteadyClock::time_point start = SteadyClock::now();
+  fetcher.Stop();
+  // curl's progress callback sees the cancel within about a second.
+  if (SecondsSince(start) > 5) fail_msg("Stop() took %.2f s", SecondsSince(start));
+}
+
+// A fetch that ends after budget.conf named another source is not adopted.
+void test_reloader_ignores_a_fetch_from_an_old_source(void** /*state*/) {
+  std::string dir = TempDir();
+  std::string last_good = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName);
+  budget_prio::TreeSource old_source, new_source;
+  assert_true(budget_prio::TreeSource::FromSpec("http://old.invalid/t.json", &old_source).ok());
+  assert_true(budget_prio::TreeSource::FromSpec("http://new.invalid/t.json", &new_source).ok());
+  budget_prio::TreeReloader reloader(old_source, last_good, 300);
+  budget_prio::TreeSource fetching = reloader.BeginReload(1000);
+  reloader.set_source(new_source);
+  budget_prio::ReloadOutcome outcome = reloader.FinishReload(fetching, budget::Status::Ok(), kTree);
+  assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kStale);
+  assert_false(reloader.has_tree());
+  // From the current source, it is.
+  outcome = reloader.FinishReload(reloader.BeginReload(1001), budget::Status::Ok(), kTree);
+  assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kLoaded);
+  assert_int_equal(reloader.tree().size(), 4);
+  // A failed fetch keeps it.
+  outcome = reloader.FinishReload(reloader.BeginReload(1002), budget::Status::IOError("timed out"), "");
+  assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kRefused);
+  assert_int_equal(reloader.tree().size(), 4);
+  unlink(last_good.c_str());
+  rmdir(dir.c_str());
+}
+
 void test_reloader_keeps_last_good_tree(void** /*state*/) {
   std::string dir = TempDir();
   std::string tree_file = dir + "/tree.json";
@@ -704,7 +886,7 @@ void test_reloader_keeps_last_good_tree(void** /*state*/) {
 
 // --- state files -------------------------------------------------------------
 
-void test_atomic_write_and_set_aside(void** /*state*/) {
+void test_atomic_write(void** /*state*/) {
   std::string dir = TempDir();
   std::string path = dir + "/f";
   assert_true(budget_prio::WriteFileAtomically(path, "one").ok());
@@ -713,15 +895,31 @@ void test_atomic_write_and_set_aside(void** /*state*/) {
   assert_true(budget_prio::ReadWholeFile(path, &text).ok());
   assert_string_equal(text.c_str(), "two");
   assert_int_equal(access((path + ".tmp").c_str(), F_OK), -1);  // no temporary left
-  std::string moved;
-  assert_true(budget_prio::SetAsideCorruptFile(path, 42, &moved).ok());
-  assert_string_equal(moved.c_str(), (path + ".corrupt.42").c_str());
-  assert_true(budget_prio::ReadWholeFile(path, &text).IsNotFound());
+  unlink(path.c_str());
   // A directory that does not exist: IOError naming the temporary file.
   budget::Status st = budget_prio::WriteFileAtomically(dir + "/no/such/f", "x");
   assert_false(st.ok());
   assert_non_null(strstr(st.message().c_str(), "/no/such/f.tmp"));
-  unlink(moved.c_str());
+  rmdir(dir.c_str());
+}
+
+// Temp files of an interrupted write are removed at start, and only ours.
+void test_stale_temp_files_removed(void** /*state*/) {
+  std::string dir = TempDir();
+  std::string tree_tmp = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName) + ".tmp";
+  std::string report_tmp = budget_prio::StateFile(dir, budget::kReportSnapshotFileName) + ".tmp";
+  std::string other_tmp = dir + "/job_state.tmp";  // slurmctld's, not ours
+  for (const std::string& f : {tree_tmp, report_tmp, other_tmp}) {
+    assert_true(budget_prio::WriteFileAtomically(f, "half").ok());
+  }
+  std::vector<std::string> removed = budget_prio::RemoveStaleTempFiles(dir);
+  assert_int_equal(removed.size(), 2);
+  assert_string_equal(removed[0].c_str(), tree_tmp.c_str());
+  assert_string_equal(removed[1].c_str(), report_tmp.c_str());
+  assert_int_equal(access(tree_tmp.c_str(), F_OK), -1);
+  assert_int_equal(access(other_tmp.c_str(), F_OK), 0);
+  assert_true(budget_prio::RemoveStaleTempFiles(dir).empty());
+  unlink(other_tmp.c_str());
   rmdir(dir.c_str());
 }
 
@@ -809,7 +1007,13 @@ int main(void) {
       cmocka_unit_test(test_curl_library_loads_on_demand),
       cmocka_unit_test(test_unreachable_url_is_an_error),
       cmocka_unit_test(test_reloader_keeps_last_good_tree),
-      cmocka_unit_test(test_atomic_write_and_set_aside),
+      cmocka_unit_test(test_black_holed_url_times_out_as_configured),
+      cmocka_unit_test(test_cancelled_fetch_gives_up_within_about_a_second),
+      cmocka_unit_test(test_fetcher_never_blocks_the_caller),
+      cmocka_unit_test(test_fetcher_stop_cancels_a_hung_fetch),
+      cmocka_unit_test(test_reloader_ignores_a_fetch_from_an_old_source),
+      cmocka_unit_test(test_atomic_write),
+      cmocka_unit_test(test_stale_temp_files_removed),
       cmocka_unit_test(test_report_carries_select_topo_fragmentation),
       cmocka_unit_test(test_no_tree_report_says_so),
   };

@@ -12,7 +12,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "libbudget/ledger_file.h"
+#include "libbudget/ledger_generations.h"
 #include "libbudget/packing_state.h"
 #include "libbudget/report_snapshot.h"
 #include "libbudget/time_string.h"
@@ -81,6 +81,17 @@ void LogErrorLines(const char* what, const std::string& message) {
   while (std::getline(lines, line)) error("priority/budget: %s: %s", what, line.c_str());
 }
 
+// "2026-12-01T15:04:05" in local time, as slurmctld.log's stamps.
+std::string LocalTime(budget::TimePoint t) {
+  time_t seconds = static_cast<time_t>(t);
+  struct tm parts;
+  char text[32];
+  if (localtime_r(&seconds, &parts) == nullptr || strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts) == 0) {
+    return std::to_string(t);
+  }
+  return text;
+}
+
 std::string JoinPaths(const std::vector<std::string>& paths) {
   std::string out;
   for (const std::string& path : paths) {
@@ -109,6 +120,7 @@ budget::Status RecalcThread::Start() {
   TreeSource source;
   budget::Status st = TreeSource::FromSpec(config_.budget_tree, &source);
   if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
+  source.set_timeouts(config_.tree_connect_timeout, config_.tree_fetch_timeout);
   st = budget::Ledger::CheckOptions(ledger_.options());
   if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
   LoadLedger();
@@ -124,9 +136,20 @@ budget::Status RecalcThread::Start() {
   // A first order, so that jobs submitted before the first pass get a
   // priority under the saved usage. Without a last good tree (a first
   // start), the source is read now, so that job_submit/contract has a tree
-  // to check accounts against from the first submission.
+  // to check accounts against from the first submission (for a URL, this
+  // waits up to TreeFetchTimeout, once; later fetches run in the fetcher's
+  // thread).
   budget::TimePoint now = time(nullptr);
-  if (!reloader_->has_tree()) ReloadTreeIfDue(now, /*forced=*/true);
+  if (!reloader_->has_tree()) {
+    Clock::time_point fetch_start = Clock::now();
+    ReloadOutcome outcome = reloader_->Reload(now);
+    LogReloadOutcome(outcome, MillisSince(fetch_start) / 1000);
+  }
+  fetcher_ = std::make_unique<TreeFetcher>([this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fetch_done_ = true;
+    wake_.notify_all();
+  });
   if (reloader_->has_tree()) {
     PassResult result;
     if (ComputePriorities(reloader_->shared_tree(), config_, {}, 1, now, &ledger_, &result).ok()) {
@@ -153,6 +176,17 @@ void RecalcThread::Stop() {
     wake_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
+  // After the recalc thread: it is the only one that starts fetches.
+  if (fetcher_) {
+    double seconds = 0;
+    bool in_flight = fetcher_->busy(&seconds);
+    fetcher_->Stop();
+    if (in_flight) {
+      info("priority/budget: cancelled the tree fetch from %s (in flight for %.0f s)", fetcher_source_.c_str(),
+           seconds);
+    }
+    fetcher_.reset();
+  }
 }
 
 void RecalcThread::Run() {
@@ -171,7 +205,16 @@ void RecalcThread::Run() {
     }
     std::unique_lock<std::mutex> lock(mutex_);
     auto deadline = Clock::now() + std::chrono::seconds(std::max<budget::Seconds>(config_.recalc_interval, 1));
-    wake_.wait_until(lock, deadline, [this] { return stop_ || reconfigure_; });
+    // A finished fetch is adopted at once; a new tree starts a pass at
+    // once, anything else leaves the pass where it was due.
+    while (wake_.wait_until(lock, deadline, [this] { return stop_ || reconfigure_ || fetch_done_; }) && !stop_ &&
+           !reconfigure_) {
+      fetch_done_ = false;
+      lock.unlock();
+      bool loaded = AdoptFetchedTree();
+      lock.lock();
+      if (loaded) break;
+    }
     if (stop_) break;
   }
   SaveLedger();
@@ -193,6 +236,7 @@ void RecalcThread::ReloadConfigIfAsked() {
   } else {
     TreeSource source;
     st = TreeSource::FromSpec(config.budget_tree, &source);
+    source.set_timeouts(config.tree_connect_timeout, config.tree_fetch_timeout);
     if (!st.ok()) {
       error("priority/budget: reconfigure: keeping the previous budget.conf: %s", st.message().c_str());
     } else {
@@ -202,7 +246,11 @@ void RecalcThread::ReloadConfigIfAsked() {
         config.lookback_window = config_.lookback_window;
         config.ledger_bucket = config_.ledger_bucket;
       }
-      if (config.budget_tree != config_.budget_tree) reloader_->set_source(source);
+      // A new source or new timeouts; the fetch below is forced anyway. A
+      // fetch of the old source (a URL that does not answer) is cut short,
+      // so that the new one starts within a pass or two.
+      if (config.budget_tree != config_.budget_tree) fetcher_->CancelInFlight();
+      reloader_->set_source(source);
       reloader_->set_refresh(config.budget_refresh);
       config_ = config;
     }
@@ -212,9 +260,38 @@ void RecalcThread::ReloadConfigIfAsked() {
 }
 
 void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
-  if (!forced && !reloader_->ReloadDue(now)) return;
-  ReloadOutcome outcome = reloader_->Reload(now);
+  if (forced) reload_asked_ = true;
+  if (!reload_asked_ && !reloader_->ReloadDue(now)) return;
+  double seconds = 0;
+  if (fetcher_->busy(&seconds)) {
+    // The pass goes on with the tree it has; the fetch's own timeout ends it.
+    debug("priority/budget: the tree fetch from %s is still running after %.0f s (TreeFetchTimeout=%ld s); "
+          "passes go on with the current tree",
+          fetcher_source_.c_str(), seconds, reloader_->source().total_timeout());
+    return;
+  }
+  TreeSource source = reloader_->BeginReload(now);
+  std::string description = source.description();
+  if (fetcher_->Start(std::move(source))) {
+    reload_asked_ = false;
+    fetcher_source_ = description;
+  }
+}
+
+bool RecalcThread::AdoptFetchedTree() {
+  FetchResult fetched;
+  if (!fetcher_->TakeResult(&fetched)) return false;
+  ReloadOutcome outcome = reloader_->FinishReload(fetched.source, fetched.status, std::move(fetched.text));
+  LogReloadOutcome(outcome, fetched.seconds);
+  return outcome.kind == ReloadOutcome::Kind::kLoaded;
+}
+
+void RecalcThread::LogReloadOutcome(const ReloadOutcome& outcome, double fetch_seconds) {
   switch (outcome.kind) {
+    case ReloadOutcome::Kind::kStale:
+      debug("priority/budget: ignoring a tree fetched from %s, which budget.conf no longer names",
+            outcome.message.c_str());
+      break;
     case ReloadOutcome::Kind::kUnchanged:
       debug("priority/budget: tree source %s unchanged", reloader_->source().description().c_str());
       break;
@@ -237,6 +314,7 @@ void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
               reloader_->source().description().c_str());
       }
       LogErrorLines("refused tree", outcome.message);
+      if (fetch_seconds >= 1) error("priority/budget: the tree fetch took %.1f s", fetch_seconds);
       break;
   }
 }
@@ -244,6 +322,7 @@ void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
 void RecalcThread::RunPass() {
   ReloadConfigIfAsked();
   budget::TimePoint now = time(nullptr);
+  AdoptFetchedTree();
   ReloadTreeIfDue(now, /*forced=*/false);
   if (!reloader_->has_tree()) {
     // Said at every pass, not once: a policy that is not running must not
@@ -412,24 +491,52 @@ void RecalcThread::LogOrderChange(const std::vector<std::string>& ranked_paths) 
 }
 
 void RecalcThread::LoadLedger() {
-  budget::Status st = budget::LoadLedger(ledger_file_, &ledger_);
-  if (st.ok()) {
-    info("priority/budget: loaded the ledger from %s: %zu paths, %zu job cursors", ledger_file_.c_str(),
-         ledger_.path_count(), ledger_.job_count());
+  // Temp files a kill during a write left behind: never loaded, and removed
+  // here so that they are not taken for state (the ledger's own are
+  // removed by the core below).
+  for (const std::string& removed : RemoveStaleTempFiles(state_dir_)) {
+    info("priority/budget: removed %s, left by a write that a crash or kill interrupted", removed.c_str());
+  }
+  budget::LedgerLoadReport report;
+  budget::Status st = budget::LoadNewestGoodLedger(ledger_file_, time(nullptr), &ledger_, &report);
+  for (const std::string& removed : report.removed_tmp) {
+    info("priority/budget: removed %s, left by a ledger save that a crash or kill interrupted", removed.c_str());
+  }
+  for (const std::string& problem : report.problems) {
+    error("priority/budget: cannot load the ledger: %s", problem.c_str());
+  }
+  for (const std::string& moved : report.set_aside) {
+    error("priority/budget: damaged ledger kept aside: %s", moved.c_str());
+  }
+  if (!st.ok()) {
+    error("priority/budget: cannot read the ledger: %s; starting with no usage", st.message().c_str());
     return;
   }
-  if (st.IsNotFound()) {
-    info("priority/budget: no ledger at %s yet; starting with no usage", ledger_file_.c_str());
-    return;
+  switch (report.outcome) {
+    case budget::LedgerLoadReport::Outcome::kNoFile:
+      info("priority/budget: no ledger at %s yet; starting with no usage", ledger_file_.c_str());
+      break;
+    case budget::LedgerLoadReport::Outcome::kNewest:
+      info("priority/budget: loaded the ledger from %s: %zu paths, %zu job cursors", ledger_file_.c_str(),
+           ledger_.path_count(), ledger_.job_count());
+      break;
+    case budget::LedgerLoadReport::Outcome::kPrevious:
+      error("priority/budget: fell back to the previous ledger generation %s (saved %s): %zu paths, %zu job "
+            "cursors; usage charged in the %lld s after its save is lost, except the runs of jobs slurmctld "
+            "still records, which are charged again from their cursors",
+            report.loaded_file.c_str(), LocalTime(report.loaded_saved_at).c_str(),
+            ledger_.path_count(), ledger_.job_count(), static_cast<long long>(report.time_lost));
+      break;
+    case budget::LedgerLoadReport::Outcome::kNothingGood:
+      error("priority/budget: no good ledger generation in %s (see above); starting with no usage: the "
+            "window's usage of ended jobs is lost",
+            state_dir_.c_str());
+      break;
   }
-  std::string moved_to;
-  budget::Status moved = SetAsideCorruptFile(ledger_file_, time(nullptr), &moved_to);
-  error("priority/budget: cannot load the ledger: %s; starting with no usage (the file is kept as %s)",
-        st.message().c_str(), moved.ok() ? moved_to.c_str() : ledger_file_.c_str());
 }
 
 void RecalcThread::SaveLedger() {
-  budget::Status st = budget::SaveLedger(ledger_, ledger_file_);
+  budget::Status st = budget::SaveLedgerGeneration(ledger_, ledger_file_);
   if (!st.ok()) error("priority/budget: cannot save the ledger: %s", st.message().c_str());
 }
 

@@ -1,6 +1,8 @@
 // RecalcThread: priority/budget's own thread. Every RecalcInterval it
-//   1. reloads the allocation tree when due (tree_reloader.h): fetching,
-//      even from a URL, happens here and never under slurmctld's locks;
+//   1. adopts a tree the fetcher's thread has fetched, and starts a fetch
+//      when one is due (tree_fetcher.h, tree_reloader.h): a pass never
+//      waits on the network, and never fetches under slurmctld's locks; a
+//      fetch that ends wakes this thread, and a new tree starts a pass;
 //   2. snapshots the jobs under the job READ lock (job_snapshot.h);
 //   3. outside every lock: charges the ledger (usage_charging.h), computes
 //      the order and the pending jobs' priorities (priority_pass.h);
@@ -11,7 +13,7 @@
 //      ReportDir) and logs. While no tree has loaded, it writes the
 //      report that says so (report_snapshot.h, "No tree").
 // scontrol reconfigure wakes it (RequestReconfigure): it re-reads
-// budget.conf and re-fetches the tree on its next iteration, never inline.
+// budget.conf and starts a fetch of the tree, never inline.
 // At Stop() it finishes the pass in progress, saves the ledger and exits.
 //
 // The ledger is owned by this thread alone (no lock): priority_p_job_end()
@@ -37,6 +39,7 @@
 #include "libbudget/status.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"
+#include "priority_budget/tree_fetcher.h"
 #include "priority_budget/tree_reloader.h"
 
 namespace budget_prio {
@@ -73,7 +76,11 @@ class RecalcThread {
   void Run();
   void RunPass();
   void ReloadConfigIfAsked();
+  // Starts a fetch when due (or forced) and none is in flight.
   void ReloadTreeIfDue(budget::TimePoint now, bool forced);
+  // Hands a finished fetch to the reloader; true if a new tree loaded.
+  bool AdoptFetchedTree();
+  void LogReloadOutcome(const ReloadOutcome& outcome, double fetch_seconds);
   void LoadLedger();
   void SaveLedger();
   bool ReportDue(budget::TimePoint now) const;
@@ -96,6 +103,9 @@ class RecalcThread {
   PluginState* const state_;
   budget::Ledger ledger_;
   std::unique_ptr<TreeReloader> reloader_;
+  std::unique_ptr<TreeFetcher> fetcher_;
+  bool reload_asked_ = false;  // a forced fetch not yet started
+  std::string fetcher_source_;  // what the fetch in flight fetches
   UserNames user_names_;
   // The job views, rebuilt only for jobs that changed (job_view_cache.h);
   // every view at a reconfigure and every kFullRebuildSeconds.
@@ -123,6 +133,7 @@ class RecalcThread {
   std::condition_variable wake_;
   bool stop_ = false;         // GUARDED_BY(mutex_)
   bool reconfigure_ = false;  // GUARDED_BY(mutex_)
+  bool fetch_done_ = false;   // GUARDED_BY(mutex_)
 };
 
 }  // namespace budget_prio

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "libbudget/report_snapshot.h"
+
 namespace budget_prio {
 
 namespace {
@@ -100,11 +102,14 @@ budget::Status ReadWholeFile(const std::string& path, std::string* text) {
   return budget::Status::Ok();
 }
 
-budget::Status SetAsideCorruptFile(const std::string& path, budget::TimePoint now, std::string* moved_to) {
-  std::string target = path + ".corrupt." + std::to_string(now);
-  if (rename(path.c_str(), target.c_str()) != 0) return Failed(path, "rename aside");
-  *moved_to = target;
-  return budget::Status::Ok();
+std::vector<std::string> RemoveStaleTempFiles(const std::string& dir) {
+  std::vector<std::string> removed;
+  for (const char* name : {kLastGoodTreeFileName, budget::kReportSnapshotFileName, budget::kStandingsSnapshotFileName}) {
+    std::string tmp = StateFile(dir, name) + ".tmp";
+    if (unlink(tmp.c_str()) == 0) removed.push_back(tmp);
+  }
+  return removed;
 }
+
 
 }  // namespace budget_prio

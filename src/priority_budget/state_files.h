@@ -1,7 +1,10 @@
 // State files of priority/budget in slurmctld's StateSaveLocation:
 //   budget_ledger.dat             the ledger (buckets + job cursors), written
-//                                 by the core's SaveLedger (atomic) every
-//                                 RecalcInterval and at shutdown;
+//                                 by the core's SaveLedgerGeneration
+//                                 (atomic) every RecalcInterval and at
+//                                 shutdown;
+//   budget_ledger.dat.1           the generation before it, loaded when the
+//                                 newest is damaged (ledger_generations.h);
 //   budget_tree.last_good.json    the text of the last tree that parsed,
 //                                 written atomically here whenever it
 //                                 changes, so that a restart with the source
@@ -18,6 +21,7 @@
 #define SLURM_BUDGET_PRIORITY_BUDGET_STATE_FILES_H_
 
 #include <string>
+#include <vector>
 
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
@@ -37,9 +41,11 @@ budget::Status WriteFileAtomically(const std::string& path, const std::string& t
 // The whole content of `path`. NotFound if it does not exist, IOError else.
 budget::Status ReadWholeFile(const std::string& path, std::string* text);
 
-// Renames a state file that failed to load to "<path>.corrupt.<now>", so
-// that it is kept for a post-mortem and never loaded again. Sets *moved_to.
-budget::Status SetAsideCorruptFile(const std::string& path, budget::TimePoint now, std::string* moved_to);
+// Removes the `.tmp` files that an interrupted atomic write of
+// priority/budget's own files in `dir` left (the last good tree, the
+// report and standings snapshots; the ledger's are the core's, see
+// ledger_generations.h). Returns the paths removed.
+std::vector<std::string> RemoveStaleTempFiles(const std::string& dir);
 
 }  // namespace budget_prio
 

@@ -36,14 +36,29 @@ bool TreeReloader::ReloadDue(budget::TimePoint now) const {
 }
 
 ReloadOutcome TreeReloader::Reload(budget::TimePoint now) {
-  ReloadOutcome outcome;
+  TreeSource source = BeginReload(now);
+  std::string text;
+  budget::Status st = source.Fetch(&text);
+  return FinishReload(source, st, std::move(text));
+}
+
+TreeSource TreeReloader::BeginReload(budget::TimePoint now) {
   fetched_ = true;
   last_fetch_ = now;
   // The mtime is taken before reading: a write racing the read makes the
   // next check see a change and read again.
   last_mtime_ = source_.ModificationTime();
-  std::string text;
-  budget::Status st = source_.Fetch(&text);
+  return source_;
+}
+
+ReloadOutcome TreeReloader::FinishReload(const TreeSource& source, const budget::Status& fetched, std::string text) {
+  ReloadOutcome outcome;
+  if (source.description() != source_.description()) {
+    outcome.kind = ReloadOutcome::Kind::kStale;
+    outcome.message = source.description();
+    return outcome;
+  }
+  budget::Status st = fetched;
   if (!st.ok()) {
     outcome.kind = ReloadOutcome::Kind::kRefused;
     outcome.message = st.message();

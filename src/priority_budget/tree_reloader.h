@@ -10,6 +10,11 @@
 // last good tree in StateSaveLocation (state_files.h), and at start, when
 // the source fails, the last good file is loaded instead.
 //
+// Fetching is split from adopting: BeginReload() says what to fetch (the
+// tree fetcher's thread fetches it, tree_fetcher.h, so no pass waits on
+// the network) and FinishReload() parses and adopts what came back.
+// Reload() does both inline (at start, and in tests).
+//
 // Slurm-free and clock-free (now is a parameter): the recalc thread drives
 // it and logs the outcomes.
 //
@@ -31,7 +36,9 @@
 namespace budget_prio {
 
 struct ReloadOutcome {
-  enum class Kind { kUnchanged, kLoaded, kRefused };
+  // kStale: fetched from a source that budget.conf no longer names (a
+  // reconfigure during the fetch); ignored.
+  enum class Kind { kUnchanged, kLoaded, kRefused, kStale };
   Kind kind = Kind::kUnchanged;
   // kLoaded: where from; kRefused: why (one or more '\n'-separated lines).
   std::string message;
@@ -51,6 +58,11 @@ class TreeReloader {
   // Fetches and parses the source (see above). Records `now` as the time of
   // the last fetch whatever the outcome.
   ReloadOutcome Reload(budget::TimePoint now);
+  // Reload() in two halves: BeginReload records `now` as the last fetch and
+  // returns the source to fetch; FinishReload takes the fetch's outcome
+  // (`fetched` = Ok and `text`, or the error) from `source`.
+  TreeSource BeginReload(budget::TimePoint now);
+  ReloadOutcome FinishReload(const TreeSource& source, const budget::Status& fetched, std::string text);
 
   void set_refresh(budget::Seconds refresh) { refresh_ = refresh; }
   void set_source(TreeSource source);

@@ -34,6 +34,12 @@ size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   return bytes;
 }
 
+// curl's progress callback (at least once a second, even while nothing
+// arrives): a non-zero return aborts the transfer.
+int AbortIfCancelled(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(cancel)->load() ? 1 : 0;
+}
+
 }  // namespace
 
 budget::Status TreeSource::FromSpec(const std::string& spec, TreeSource* out) {
@@ -56,8 +62,8 @@ budget::Status TreeSource::FromSpec(const std::string& spec, TreeSource* out) {
   return budget::Status::Ok();
 }
 
-budget::Status TreeSource::Fetch(std::string* text) const {
-  return is_file() ? FetchFile(text) : FetchUrl(text);
+budget::Status TreeSource::Fetch(std::string* text, const std::atomic<bool>* cancel) const {
+  return is_file() ? FetchFile(text) : FetchUrl(text, cancel);
 }
 
 int64_t TreeSource::ModificationTime() const {
@@ -81,7 +87,7 @@ budget::Status TreeSource::FetchFile(std::string* text) const {
   return budget::Status::Ok();
 }
 
-budget::Status TreeSource::FetchUrl(std::string* text) const {
+budget::Status TreeSource::FetchUrl(std::string* text, const std::atomic<bool>* cancel) const {
   std::string load_error;
   const CurlLibrary* lib = CurlLibrary::Get(&load_error);
   if (!lib) return budget::Status::IOError(url_ + ": " + load_error);
@@ -91,8 +97,12 @@ budget::Status TreeSource::FetchUrl(std::string* text) const {
   Download download{&body};
   char error[CURL_ERROR_SIZE] = {0};
   lib->easy_setopt(curl, CURLOPT_URL, url_.c_str());
-  lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, kConnectTimeoutSeconds);
-  lib->easy_setopt(curl, CURLOPT_TIMEOUT, kTotalTimeoutSeconds);
+  lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, connect_timeout_);
+  lib->easy_setopt(curl, CURLOPT_TIMEOUT, total_timeout_);
+  static const std::atomic<bool> kNever{false};
+  lib->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  lib->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortIfCancelled);
+  lib->easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel ? cancel : &kNever));
   lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // we are a thread of slurmctld
   lib->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
   lib->easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
@@ -105,6 +115,14 @@ budget::Status TreeSource::FetchUrl(std::string* text) const {
   lib->easy_cleanup(curl);
   if (download.too_large) {
     return budget::Status::IOError(url_ + ": larger than " + std::to_string(kMaxDocumentBytes) + " bytes");
+  }
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    return budget::Status::IOError(url_ + ": timed out (TreeConnectTimeout=" + std::to_string(connect_timeout_) +
+                                   " s, TreeFetchTimeout=" + std::to_string(total_timeout_) +
+                                   " s): " + (error[0] ? error : lib->easy_strerror(rc)));
+  }
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    return budget::Status::IOError(url_ + ": fetch cancelled (slurmctld shutting down, or BudgetTree changed)");
   }
   if (rc != CURLE_OK) {
     return budget::Status::IOError(url_ + ": " + (error[0] ? error : lib->easy_strerror(rc)));

@@ -11,6 +11,7 @@
 
 #include "libbudget/job_contract.h"
 #include "libbudget/job_notes.h"
+#include "libbudget/log_safe.h"
 #include "libbudget/order.h"
 #include "libbudget/time_string.h"
 #include "sbudget/report_table.h"
@@ -77,7 +78,7 @@ void ExplainContract(const SlurmJob* slurm, const SnapshotJob* job, std::string*
 
 void ExplainAllocation(const ReportSnapshot& s, const SnapshotJob& job, std::string* out) {
   if (!job.has_node) {
-    Line(out, "allocation", "none: account '" + job.account +
+    Line(out, "allocation", "none: account '" + budget::LogSafe(job.account) +
                                 "' maps to no node of the tree (runs as unallocated work, if at all)");
     return;
   }
@@ -130,7 +131,7 @@ void ExplainQueue(const std::vector<QueuedJob>& queue, const QueuedJob& job, std
                                         : "; ahead of it:"));
   for (size_t i = 0; i < position && i < kMaxJobsAheadListed; ++i) {
     const QueuedJob& a = queue[i];
-    const std::string where = a.decoded ? NodeText(a.job) : "account " + a.job.account;
+    const std::string where = a.decoded ? NodeText(a.job) : "account " + budget::LogSafe(a.job.account);
     Line(out, "", "  job " + std::to_string(a.job.job_id) + " (" + where + ", " +
                       std::to_string(a.job.gpus) + " GPUs): " + WhyQueuedAhead(a, job));
   }
@@ -421,10 +422,11 @@ budget::Status ExplainPlacedJob(uint32_t job_id, const SlurmJob* slurm, const st
   if (slurm != nullptr) {
     text += ": " + slurm->state;
     if (!slurm->reason.empty() && slurm->reason != "None") text += " (Reason=" + slurm->reason + ")";
-    text += ", user " + slurm->user + ", account " + slurm->account;
+    // The account is whatever the job's owner typed (-A): quoted safely.
+    text += ", user " + slurm->user + ", account " + budget::LogSafe(slurm->account);
   } else {
     text += ": " + std::string(budget::SnapshotJobStateName(job->state)) + " in the snapshot, user " +
-            job->user + ", account " + job->account + " (Slurm did not answer for it)";
+            job->user + ", account " + budget::LogSafe(job->account) + " (Slurm did not answer for it)";
   }
   *out = text + "\n";
   ExplainContract(slurm, job, out);

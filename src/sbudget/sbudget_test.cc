@@ -643,6 +643,15 @@ void TestExplainPendingJob(void**) {
   assert_true(sbudget::ExplainJob(210, &slurm, &pending, &s, kNow, &out).ok());
   AssertContains(out, "allocation  none: account 'nobody' maps to no node of the tree");
   AssertContains(out, "position 6 of 6");
+  // An account is what the job's owner typed (-A): a newline or a terminal
+  // escape in it reaches the reader's terminal escaped, on one line.
+  std::vector<sbudget::SlurmJob> hostile = pending;
+  hostile[6].account = "nobody\n\x1b[2Jforged";
+  slurm = hostile[6];
+  assert_true(sbudget::ExplainJob(210, &slurm, &hostile, &s, kNow, &out).ok());
+  AssertContains(out, "account nobody\\x0a\\x1b[2Jforged\n");
+  AssertContains(out, "allocation  none: account 'nobody\\x0a\\x1b[2Jforged' maps");
+  assert_true(out.find('\x1b') == std::string::npos);
   // Held.
   slurm = pending[4];  // 207
   assert_true(sbudget::ExplainJob(207, &slurm, &pending, &s, kNow, &out).ok());

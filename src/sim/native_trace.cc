@@ -48,7 +48,7 @@ Status ReadNative(std::string_view text, const std::string& file, const TraceOpt
                                            "expected " + std::to_string(columns) +
                                                " fields, got " + std::to_string(f.size())));
     int64_t v;
-    Status st = IntField(file, line, f[0], "submit", 0, &job->submit);
+    Status st = SubmitTimeField(file, line, f[0], "submit", &job->submit);
     if (!st.ok()) return st;
     if (f[1].text.empty())
       return Status::InvalidArgument(Where(file, line, f[1].column, "account: must not be empty"));
@@ -58,8 +58,8 @@ Status ReadNative(std::string_view text, const std::string& file, const TraceOpt
     if (v > 1 << 20)
       return Status::InvalidArgument(Where(file, line, f[3].column, "gpus: too large"));
     job->gpus = static_cast<uint32_t>(v);
-    if (!(st = IntField(file, line, f[4], "duration", 1, &job->duration)).ok()) return st;
-    if (!(st = IntField(file, line, f[5], "min_runtime", 0, &job->min_runtime)).ok()) return st;
+    if (!(st = DurationField(file, line, f[4], "duration", 1, &job->duration)).ok()) return st;
+    if (!(st = DurationField(file, line, f[5], "min_runtime", 0, &job->min_runtime)).ok()) return st;
     if (!ParseBool(f[6].text, &job->resumable))
       return Status::InvalidArgument(Where(file, line, f[6].column,
                                            "resumable: expected 0, 1, true or false, got '" +

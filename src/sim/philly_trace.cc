@@ -24,10 +24,18 @@ Status ReadPhilly(std::string_view text, const std::string& file, const TraceOpt
       return Status::InvalidArgument(Where(file, line, f[0].column,
                                            "timestamp: expected YYYY-MM-DD HH:MM:SS, got '" +
                                                std::string(f[0].text) + "'"));
+    // Submit times are seconds since 1970 (the native writer's and reader's).
+    if (job->submit < 0)
+      return Status::InvalidArgument(Where(file, line, f[0].column,
+                                           "timestamp: must not be before 1970-01-01 00:00:00, got '" +
+                                               std::string(f[0].text) + "'"));
     double duration, gpu_time;
     int64_t gpus;
     Status st = NumberField(file, line, f[1], "duration", 0, &duration);
     if (!st.ok()) return st;
+    // Checked in doubles, before the conversion to whole seconds: a double
+    // beyond the range of Seconds has no value as one.
+    if (!(st = AtMost(file, line, f[1], "duration", duration, kMaxJobDuration, "10 years")).ok()) return st;
     if (!(st = IntField(file, line, f[2], "num_gpus", 1, &gpus)).ok()) return st;
     if (gpus > 1 << 20)
       return Status::InvalidArgument(Where(file, line, f[2].column, "num_gpus: too large"));

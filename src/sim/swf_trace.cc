@@ -47,6 +47,9 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
     }
     if (v[1] < 0)
       return Status::InvalidArgument(Where(file, line, f[1].column, "submit time: unknown (-1)"));
+    Status bound = AtMost(file, line, f[1], "submit time", double(v[1]), kMaxSubmitTime, "9999-12-31 23:59:59 UTC");
+    if (!bound.ok()) return bound;
+    if (!(bound = AtMost(file, line, f[3], "run time", double(v[3]), kMaxJobDuration, "10 years")).ok()) return bound;
     int64_t procs = v[7] > 0 ? v[7] : v[4];
     if (v[3] <= 0 || procs <= 0) {
       *filtered = true;  // never ran, or no processor count: nothing to replay

@@ -43,6 +43,16 @@ Status IntField(const std::string& file, uint64_t line, const Field& f, const ch
                 int64_t min, int64_t* out);
 Status NumberField(const std::string& file, uint64_t line, const Field& f, const char* name,
                    double min, double* out);
+// `value` (the number in `f`) must not exceed `max`, named in the message
+// as `max_name`.
+Status AtMost(const std::string& file, uint64_t line, const Field& f, const char* name, double value,
+              int64_t max, const char* max_name);
+// A submit time in seconds: [0, kMaxSubmitTime].
+Status SubmitTimeField(const std::string& file, uint64_t line, const Field& f, const char* name,
+                       int64_t* out);
+// A duration in seconds: [min, kMaxJobDuration].
+Status DurationField(const std::string& file, uint64_t line, const Field& f, const char* name, int64_t min,
+                     int64_t* out);
 
 Status ReadNative(std::string_view text, const std::string& file, const TraceOptions& options,
                   Workload* out, ReadStats* stats);

@@ -38,6 +38,28 @@ Status IntField(const std::string& file, uint64_t line, const Field& f, const ch
   return Status::Ok();
 }
 
+Status AtMost(const std::string& file, uint64_t line, const Field& f, const char* name, double value,
+              int64_t max, const char* max_name) {
+  if (value <= static_cast<double>(max)) return Status::Ok();
+  return Status::InvalidArgument(Where(file, line, f.column, std::string(name) + ": must be at most " +
+                                       std::to_string(max) + " (" + max_name + "), got '" +
+                                       std::string(f.text) + "'"));
+}
+
+Status SubmitTimeField(const std::string& file, uint64_t line, const Field& f, const char* name,
+                       int64_t* out) {
+  Status st = IntField(file, line, f, name, 0, out);
+  if (!st.ok()) return st;
+  return AtMost(file, line, f, name, static_cast<double>(*out), kMaxSubmitTime, "9999-12-31 23:59:59 UTC");
+}
+
+Status DurationField(const std::string& file, uint64_t line, const Field& f, const char* name, int64_t min,
+                     int64_t* out) {
+  Status st = IntField(file, line, f, name, min, out);
+  if (!st.ok()) return st;
+  return AtMost(file, line, f, name, static_cast<double>(*out), kMaxJobDuration, "10 years");
+}
+
 Status NumberField(const std::string& file, uint64_t line, const Field& f, const char* name,
                    double min, double* out) {
   if (!ParseDouble(f.text, out))

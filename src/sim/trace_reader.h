@@ -20,6 +20,10 @@
 //           (DeriveTimeLimit(requested, 1)), or derived when it is unknown
 //           (-1) or 0.
 // "Derived" is DeriveTimeLimit(duration, time_limit_factor) (workload.h).
+// Every format: submit times in [0, kMaxSubmitTime] (a philly timestamp
+// before 1970 is an error), durations and min-runtimes at most
+// kMaxJobDuration (workload.h); so every workload read is one the native
+// writer writes and the native reader reads back to the same jobs.
 // CSV fields (native, philly) may be quoted as RFC 4180 has it (csv_row.h);
 // the native writer quotes the names that need it.
 //

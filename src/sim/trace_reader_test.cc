@@ -237,6 +237,15 @@ void test_philly_errors(void**) {
       {"2017-10-03 10:00:00,abc,8,480,vc1", "p.csv:2:21: duration: expected a number, got 'abc'"},
       {"2017-10-03 10:00:00,60,0,0,vc1", "p.csv:2:24: num_gpus: must be >= 1, got 0"},
       {"2017-10-03 10:00:00,60,8,480,", "p.csv:2:30: cluster: must not be empty"},
+      // 1e300 s has no value as whole seconds (once a 1 s job, by UB).
+      {"2017-10-03 10:00:00,1e300,8,480,vc1",
+       "p.csv:2:21: duration: must be at most 316224000 (10 years), got '1e300'"},
+      // 10 x 366 days = 316224000 s, and 1 s more.
+      {"2017-10-03 10:00:00,316224000.5,8,480,vc1",
+       "p.csv:2:21: duration: must be at most 316224000 (10 years), got '316224000.5'"},
+      // Before 1970: a negative submit time, which no trace can hold.
+      {"1969-12-31 23:59:59,60,8,480,vc1",
+       "p.csv:2:1: timestamp: must not be before 1970-01-01 00:00:00, got '1969-12-31 23:59:59'"},
   };
   for (const BadRow& c : cases) {
     Workload w;
@@ -353,6 +362,12 @@ void test_swf_errors(void**) {
        "w.swf:1:3: submit time: expected an integer, got 'x'"},
       {"1 -1 5 3600 16 -1 -1 16 7200 -1 1 3 7 -1 1 -1 -1 -1",
        "w.swf:1:3: submit time: unknown (-1)"},
+      {"1 253402300800 5 3600 16 -1 -1 16 7200 -1 1 3 7 -1 1 -1 -1 -1",
+       "w.swf:1:3: submit time: must be at most 253402300799 (9999-12-31 23:59:59 UTC), got '253402300800'"},
+      {"1 0 5 316224001 16 -1 -1 16 7200 -1 1 3 7 -1 1 -1 -1 -1",
+       "w.swf:1:7: run time: must be at most 316224000 (10 years), got '316224001'"},
+      {"1 0 5 9223372036854775807 16 -1 -1 16 7200 -1 1 3 7 -1 1 -1 -1 -1",
+       "w.swf:1:7: run time: must be at most 316224000 (10 years), got '9223372036854775807'"},
   };
   for (const BadRow& c : cases) {
     Workload w;
@@ -559,6 +574,59 @@ void test_validate_checks_the_time_limit(void**) {
   }
 }
 
+void test_native_refuses_times_out_of_range(void**) {
+  const BadRow cases[] = {
+      {"253402300800,llm,alice,8,3600,900,1,5",
+       "t.csv:2:1: submit: must be at most 253402300799 (9999-12-31 23:59:59 UTC), got '253402300800'"},
+      {"-1,llm,alice,8,3600,900,1,5", "t.csv:2:1: submit: must be >= 0, got -1"},
+      {"0,llm,alice,8,316224001,0,1,5",
+       "t.csv:2:15: duration: must be at most 316224000 (10 years), got '316224001'"},
+      {"0,llm,alice,8,60,316224001,1,5",
+       "t.csv:2:18: min_runtime: must be at most 316224000 (10 years), got '316224001'"},
+  };
+  for (const BadRow& c : cases) {
+    Workload w;
+    ReadStats stats;
+    Status st = ReadNative(std::string(kNativeHeader) + c.row + "\n", &w, &stats);
+    assert_false(st.ok());
+    assert_string_equal(st.message().c_str(), c.message);
+  }
+}
+
+// What any reader accepts, the native writer writes and the native reader
+// reads back to the same jobs: the extremes of every format.
+void test_every_reader_round_trips_through_the_native_writer(void**) {
+  struct Source {
+    TraceFormat format;
+    std::string text;
+  };
+  const Source sources[] = {
+      {TraceFormat::kNative, std::string(kNativeHeader) + "0,a,u,1,1,0,0,0\n"
+                                 "253402300799,a,u,1048576,316224000,316224000,1,4294967295\n"},
+      // 1970-01-01 00:00:00 is 0; 9999-12-31 23:59:59 is 253402300799; a
+      // 0.2 s duration is held for 1 s.
+      {TraceFormat::kPhilly, "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                             "1970-01-01 00:00:00,0.2,1,0,vc\n"
+                             "9999-12-31 23:59:59,316224000,8,0,vc\n"},
+      {TraceFormat::kSwf, "1 0 5 1 16 -1 -1 16 7200 -1 1 3 7 -1 1 -1 -1 -1\n"
+                          "2 253402300799 5 316224000 16 -1 -1 16 -1 -1 1 3 7 -1 1 -1 -1 -1\n"},
+  };
+  for (const Source& src : sources) {
+    Workload w, back;
+    ReadStats stats;
+    Status st = ReadTraceText(src.text, "in", src.format, TraceOptions(), &w, &stats);
+    if (!st.ok()) fail_msg("%s", st.message().c_str());
+    assert_int_equal(w.jobs.size(), 2);
+    assert_true(w.Validate().ok());
+    const std::string written = FormatNativeCsv(w);
+    st = ReadTraceText(written, "out", TraceFormat::kNative, TraceOptions(), &back, &stats);
+    if (!st.ok()) fail_msg("%s", st.message().c_str());
+    assert_int_equal(back.jobs.size(), w.jobs.size());
+    for (size_t i = 0; i < w.jobs.size(); ++i) AssertSameJob(w, w.jobs[i], back, back.jobs[i]);
+    assert_string_equal(FormatNativeCsv(back).c_str(), written.c_str());
+  }
+}
+
 void test_native_round_trip_and_file_errors(void**) {
   // An 8-column trace: the limits are derived (3600 x 2 = 7200; 50 x 2 =
   // 100 s -> 2 min = 120) and written in the 9th column.
@@ -627,6 +695,8 @@ int main() {
       cmocka_unit_test(test_bad_time_limit_factor_is_refused),
       cmocka_unit_test(test_validate_checks_the_time_limit),
       cmocka_unit_test(test_native_round_trip_and_file_errors),
+      cmocka_unit_test(test_native_refuses_times_out_of_range),
+      cmocka_unit_test(test_every_reader_round_trips_through_the_native_writer),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -76,8 +76,12 @@ Status Workload::Validate() const {
     if (i > 0 && jobs[i - 1].submit > j.submit)
       return Status::InvalidArgument(where + "jobs must be sorted by submit time");
     if (j.gpus < 1) return Status::InvalidArgument(where + "gpus must be >= 1");
-    if (j.duration < 1) return Status::InvalidArgument(where + "duration must be >= 1 s");
-    if (j.min_runtime < 0) return Status::InvalidArgument(where + "min_runtime must be >= 0");
+    if (j.submit < 0 || j.submit > kMaxSubmitTime)
+      return Status::InvalidArgument(where + "submit must lie in [0, " + std::to_string(kMaxSubmitTime) + "]");
+    if (j.duration < 1 || j.duration > kMaxJobDuration)
+      return Status::InvalidArgument(where + "duration must lie in [1, " + std::to_string(kMaxJobDuration) + "] s");
+    if (j.min_runtime < 0 || j.min_runtime > kMaxJobDuration)
+      return Status::InvalidArgument(where + "min_runtime must lie in [0, " + std::to_string(kMaxJobDuration) + "] s");
     if (j.time_limit < 60 || j.time_limit % 60 != 0 || j.time_limit > kMaxTimeLimit)
       return Status::InvalidArgument(where + "time_limit must be a whole number of minutes, "
                                      "60 s to 365 days, got " +

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "libbudget/standing.h"
+#include "libbudget/time_string.h"
 #include "libbudget/status.h"
 
 namespace budget {
@@ -39,6 +40,14 @@ constexpr int32_t kNoUser = -1;
 // beyond any real job. Longer derived or requested limits are clamped to
 // it, so that an absurd value in a trace cannot overflow time arithmetic.
 constexpr Seconds kMaxTimeLimit = 365 * 86400;
+// The times a workload holds, what every trace reader accepts and the
+// native writer can write back (trace_reader.h): submit times from
+// 1970-01-01 00:00:00 to 9999-12-31 23:59:59 UTC (the years a philly
+// timestamp can name), durations and min-runtimes up to 10 years
+// (kMaxDuration, the longest Slurm time string the suite reads). Beyond
+// them a value is an error in the trace, not a job to replay.
+constexpr TimePoint kMaxSubmitTime = 253402300799;
+constexpr Seconds kMaxJobDuration = kMaxDuration;
 // The factor of DeriveTimeLimit when none is given (--time-limit-factor).
 constexpr double kDefaultTimeLimitFactor = 2.0;
 

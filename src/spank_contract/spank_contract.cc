@@ -22,6 +22,23 @@
 //                (slurm_spank_local_user_init), so its tasks see the
 //                contract in force.
 //
+// One job request, one set of options. Two paths would otherwise carry a
+// contract into a request that did not declare it:
+//   het jobs     sbatch/salloc/srun call the option callbacks and
+//                slurm_spank_init_post_opt once per component, in one
+//                process, and keep the SPANK environment from one component
+//                to the next: every component starts from nothing
+//                (ResetRequest) and writes or removes each of its entries;
+//   nested jobs  Slurm exports each option given to a job as
+//                _SLURM_SPANK_OPTION_contract_<name> in its SPANK
+//                environment, which reaches the job's processes as
+//                SLURM_SPANK__SLURM_SPANK_OPTION_contract_<name>, and a
+//                client started there reads such variables as options
+//                (spank_process_env_options): the entries are removed from
+//                the request, and a client drops the variables it inherits
+//                (slurm_spank_init), so a job submitted from inside a job
+//                declares only what its own command line says.
+//
 // A step inside an existing allocation submits nothing, so the controller
 // never sees its options: srun checks --min-runtime itself and refuses text
 // that is not a time, with the controller's message.
@@ -50,10 +67,33 @@ extern const unsigned int spank_plugin_version = 0;
 
 namespace {
 
-// The options seen on this command line (one process, one job request).
+// The options seen for the job request (or het component) being read.
 std::string g_min_runtime;
 bool g_min_runtime_given = false;
 bool g_resumable = false;
+
+// Forgets the options of the component just submitted.
+void ResetRequest() {
+  g_min_runtime.clear();
+  g_min_runtime_given = false;
+  g_resumable = false;
+}
+
+// What Slurm names this plugin's options in a job's SPANK environment
+// (plugstack.c _opt_env_name: "_SLURM_SPANK_OPTION_" + plugin name + "_" +
+// option name, every character that is not alphanumeric made '_'), and
+// with the SLURM_SPANK_ prefix, in the environment of a job's processes.
+constexpr const char* kOptionEnvNames[] = {"_SLURM_SPANK_OPTION_contract_min_runtime",
+                                           "_SLURM_SPANK_OPTION_contract_resumable"};
+
+// Sets NAME=value in the request's SPANK environment, or removes NAME.
+void SetOrRemove(spank_t sp, const char* name, const char* value) {
+  if (value) {
+    spank_job_control_setenv(sp, name, value, 1);
+  } else {
+    spank_job_control_unsetenv(sp, name);
+  }
+}
 
 int OnMinRuntime(int, const char* optarg, int) {
   g_min_runtime = optarg ? optarg : "";
@@ -103,6 +143,11 @@ extern "C" {
 // srun forwards to it, and sbatch ignores a static spank_options table.
 int slurm_spank_init(spank_t sp, int, char**) {
   try {
+    // A client run inside a job: the enclosing job's options, exported by
+    // an older spank/contract, must not become this request's.
+    if (IsSubmittingContext()) {
+      for (const char* name : kOptionEnvNames) unsetenv((std::string("SLURM_SPANK_") + name).c_str());
+    }
     if (spank_option_register(sp, &kMinRuntimeOption) != ESPANK_SUCCESS ||
         spank_option_register(sp, &kResumableOption) != ESPANK_SUCCESS) {
       slurm_error("spank/contract: cannot register --min-runtime and --resumable");
@@ -114,9 +159,12 @@ int slurm_spank_init(spank_t sp, int, char**) {
   }
 }
 
+// Called once per job request, and once per component of a het job, after
+// that component's options.
 int slurm_spank_init_post_opt(spank_t sp, int, char**) {
   try {
     if (!IsSubmittingContext()) return 0;
+    std::string seconds_text;
     if (g_min_runtime_given) {
       budget::Seconds seconds = 0;
       budget::Status parsed = budget::ParseMinRuntimeOption(g_min_runtime, &seconds);
@@ -127,10 +175,13 @@ int slurm_spank_init_post_opt(spank_t sp, int, char**) {
         slurm_error("%s", parsed.message().c_str());
         return -1;
       }
-      spank_job_control_setenv(sp, budget::kSpankMinRuntimeOption, g_min_runtime.c_str(), 1);
-      if (parsed.ok()) spank_job_control_setenv(sp, budget::kSpankMinRuntime, std::to_string(seconds).c_str(), 1);
+      if (parsed.ok()) seconds_text = std::to_string(seconds);
     }
-    if (g_resumable) spank_job_control_setenv(sp, budget::kSpankResumable, "1", 1);
+    SetOrRemove(sp, budget::kSpankMinRuntimeOption, g_min_runtime_given ? g_min_runtime.c_str() : nullptr);
+    SetOrRemove(sp, budget::kSpankMinRuntime, seconds_text.empty() ? nullptr : seconds_text.c_str());
+    SetOrRemove(sp, budget::kSpankResumable, g_resumable ? "1" : nullptr);
+    for (const char* name : kOptionEnvNames) spank_job_control_unsetenv(sp, name);
+    ResetRequest();
     return 0;
   } catch (...) {
     return -1;

@@ -20,8 +20,8 @@ if [ $# -gt 0 ]; then
 else
   # Longest first (measured durations, in this order), then any new test.
   tests=()
-  for name in test_replay test_select_topo test_timeslice_convergence test_timeslice test_scheduling test_cluster \
-      test_priority_budget test_contract test_sbudget; do
+  for name in test_replay test_select_topo test_timeslice_convergence test_timeslice test_scheduling test_faults test_cluster \
+      test_priority_budget test_hostile_input test_contract test_sbudget; do
     [ -f "$here/$name.sh" ] && tests+=("$here/$name.sh")
   done
   for t in "$here"/test_*.sh; do

@@ -26,7 +26,8 @@ check "priority/budget publishes its standings" poll 20 snapshot_fresh
 # --- Protection, then requeue; a multi-node job goes whole -------------------
 a1=$(job teama 0:20 2 --resumable) || fail_now "submit a1"
 check "teama's 2-node job a1 runs on both nodes" wait_state "$a1" RUNNING 30
-a1_end=$(( $(start_epoch "$a1") + 20 ))
+# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+a1_end=$(( $(start_epoch "$a1") + 20 + 1 ))
 # teamb has used nothing: far more under-served than teama.
 b1=$(job teamb 0:20 1 --resumable) || fail_now "submit b1"
 check "a1 is not preempted before its min-runtime (20 s) by the under-served team" running_until "$a1" $((a1_end - 1))
@@ -51,7 +52,8 @@ echo "     log| $(grep -m1 "preempts job $a1 " "$LOG" | sed 's/.*\(timeslice: \)
 # --- A requeued job starts again with a fresh protection window --------------
 scancel "$b1"
 check "a1 starts again once b1 is gone" wait_state "$a1" RUNNING 40
-a1_end2=$(( $(start_epoch "$a1") + 20 ))
+# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+a1_end2=$(( $(start_epoch "$a1") + 20 + 1 ))
 b2=$(job teamb 0:20 1 --resumable) || fail_now "submit b2"
 check "restarted a1 is protected again for 20 s from its new start" running_until "$a1" $((a1_end2 - 1))
 check "then requeued again" poll 10 requeued "$a1"
@@ -85,7 +87,8 @@ clear_jobs
 drains_before=$(count_in_state automated_drains)
 d1=$(job teama 0:20 1 --resumable -w n1) || fail_now "submit d1"
 check "d1 runs on n1" wait_state "$d1" RUNNING 30
-d1_end=$(( $(start_epoch "$d1") + 20 ))
+# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+d1_end=$(( $(start_epoch "$d1") + 20 + 1 ))
 scontrol update nodename=n1 state=drain reason=repair
 promise="repair; empty by $(date -d "@$d1_end" +%Y-%m-%dT%H:%M:%S)"
 check "n1's reason says when it will be empty ($promise)" poll 6 bash -c "[ \"\$(scontrol show node n1 | sed -n 's/^ *Reason=//p' | sed 's/ \[.*//')\" = '$promise' ] || { scontrol show node n1 | grep Reason; exit 1; }"
