@@ -34,6 +34,8 @@ packages=(
   slurmdbd mariadb-server
   # used by the test and demo scripts
   python3 curl procps jq
+  # the fuzz targets (fuzz/): clang and its libFuzzer and sanitizer runtimes
+  clang libclang-rt-dev
 )
 
 missing=()

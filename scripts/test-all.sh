@@ -5,7 +5,9 @@
 #      with AddressSanitizer + UndefinedBehaviorSanitizer;
 #   2. a link-time-optimised build that fails on any violation of C++'s
 #      one-definition rule (-Werror=odr);
-#   3. the integration tests on real local clusters (test/integration/),
+#   3. the fuzz smoke: every fuzz target (fuzz/, built with clang and
+#      libFuzzer) for a few seconds (FUZZ_SMOKE_SECONDS, 3) on its seeds;
+#   4. the integration tests on real local clusters (test/integration/),
 #      three at a time, against the plugins of the plain build.
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
 # Each step prints its wall time. Run as root on Debian 12.
@@ -98,6 +100,22 @@ else
   grep -E "One Definition Rule|error" "$odr_build.log" | head -20
   failed=$((failed + 1)); echo "odr: FAILED (log: $odr_build.log)"
 fi
+
+# The fuzz targets (fuzz/Makefile.am) for a few seconds each: one line per
+# target, each counted; a build failure counts once. The long runs are
+# `make fuzz FUZZ_RUNS=10000000` (doc/fuzzing.md).
+step "fuzz smoke (every fuzz target for ${FUZZ_SMOKE_SECONDS:-3} s)"
+fuzz_out=$build/fuzz-smoke.out
+make -C "$build" -s -j"$jobs" fuzz FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-3}" >"$fuzz_out" 2>&1
+p=$(grep -c '^fuzz .*: ok$' "$fuzz_out")
+f=$(grep -c '^fuzz .*: FAILED' "$fuzz_out")
+grep -A3 '^fuzz .*: FAILED' "$fuzz_out"
+if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+  tail -n 20 "$fuzz_out"; f=1; echo "fuzz: the targets did not build (log: $fuzz_out)"
+fi
+passed=$((passed + p))
+failed=$((failed + f))
+echo "fuzz smoke: $p passed, $f failed"
 
 step "integration tests on real local clusters"
 integration_log=$(mktemp)
