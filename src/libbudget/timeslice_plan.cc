@@ -117,12 +117,33 @@ void Take(std::vector<NodeState>* nodes, const std::vector<int32_t>& targets, ui
   }
 }
 
+// The walk's next job: the quick-start group, then the others.
+const WaitingJob* NextOfWalk(WaitingJobs* waiting, bool* quick_group) {
+  for (;;) {
+    if (const WaitingJob* w = waiting->Next()) return w;
+    if (!*quick_group) return nullptr;
+    *quick_group = false;
+    waiting->Begin(false);
+  }
+}
+
 }  // namespace
 
 void SortWaitingJobs(const std::vector<Standing>& standings, std::vector<WaitingJob>* waiting) {
   std::sort(waiting->begin(), waiting->end(), [&standings](const WaitingJob& a, const WaitingJob& b) {
     return JobBefore(standings, OrderKey(a), OrderKey(b));
   });
+}
+
+const WaitingJob* WaitingVector::Next() {
+  while (next_ < jobs_.size()) {
+    const WaitingJob& w = jobs_[next_++];
+    if (w.shape.quick != quick_ || !IsServable(w.shape)) continue;
+    if (servable_ >= TimeslicePlanner::kMaxJobsTried) return nullptr;
+    ++servable_;
+    return &w;
+  }
+  return nullptr;
 }
 
 std::map<uint32_t, TimePoint> TimeslicePlanner::grants() const {
@@ -132,9 +153,14 @@ std::map<uint32_t, TimePoint> TimeslicePlanner::grants() const {
 }
 
 TimeslicePlan TimeslicePlanner::Plan(const TimesliceInputs& in, TimePoint now) {
+  WaitingVector waiting(in.waiting);
+  return Plan(in, &waiting, now);
+}
+
+TimeslicePlan TimeslicePlanner::Plan(const TimesliceInputs& in, WaitingJobs* waiting, TimePoint now) {
   TimeslicePlan plan;
   PlanDrains(in, now, &plan);
-  PlanSlices(in, now, &plan);
+  PlanSlices(in, waiting, now, &plan);
   return plan;
 }
 
@@ -197,7 +223,8 @@ void TimeslicePlanner::PlanDrains(const TimesliceInputs& in, TimePoint now, Time
   }
 }
 
-void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan) {
+void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waiting, TimePoint now,
+                                  TimeslicePlan* plan) {
   // Forget grants whose preemptor runs now (its protected run counts
   // instead) or that are too old to be on their way.
   if (!grants_.empty()) {
@@ -246,15 +273,18 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
   for (const NodeState& n : nodes)
     if (n.usable) free_total += n.free_gpus;
 
-  // Shapes whose choice found nothing since the cluster last changed.
-  std::vector<std::tuple<int32_t, uint32_t, uint32_t, Seconds>> failed;
+  // Classes that found nothing since a preemption last changed the cluster.
+  std::vector<ShapeClass> failed;
+  auto fail = [&failed, waiting](const ShapeClass& c) {
+    failed.push_back(c);
+    waiting->Skip(c);
+  };
   uint32_t choices = 0;
   // A hero whose planned start has come gets its held nodes: every job
   // still on them is past its protection (hero_plan.h).
   if (in.hold.active && now >= in.hold.planned_start) {
-    auto hero = std::find_if(in.waiting.begin(), in.waiting.end(),
-                             [&](const WaitingJob& w) { return w.shape.job_id == in.hold.job_id; });
-    if (hero != in.waiting.end() && hero->shape.node_count <= in.hold.nodes.size()) {
+    const WaitingJob* hero = waiting->Find(in.hold.job_id);
+    if (hero && hero->shape.node_count <= in.hold.nodes.size()) {
       auto held = [&](int32_t n) { return std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n) != in.hold.nodes.end(); };
       std::vector<size_t> victims;
       bool all_unprotected = true;
@@ -313,23 +343,19 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
   }
   // Quick-start jobs first (rule 3b of preempt.h), each group in the
   // given (core) order.
-  std::vector<const WaitingJob*> order;
-  for (const WaitingJob& w : in.waiting)
-    if (w.shape.quick) order.push_back(&w);
-  for (const WaitingJob& w : in.waiting)
-    if (!w.shape.quick) order.push_back(&w);
-  for (const WaitingJob* waiting : order) {
-    const WaitingJob& w = *waiting;
+  bool quick_group = true;
+  waiting->Begin(quick_group);
+  while (const WaitingJob* next = NextOfWalk(waiting, &quick_group)) {
+    const WaitingJob& w = *next;
     const JobShape& shape = w.shape;
     if (std::find(plan->starts.begin(), plan->starts.end(), shape.job_id) != plan->starts.end()) continue;
-    if (!shape.allocated() || shape.total_gpus() == 0 || shape.allocation == kNoAllocation) continue;
-    if (plan->jobs_tried >= kMaxJobsTried) break;
-    ++plan->jobs_tried;
-    if (free_total + preemptable.For(shape, standings) < shape.total_gpus()) continue;
-    auto key = std::make_tuple(shape.allocation, shape.node_count, shape.gpus_per_node, shape.min_runtime);
+    if (!IsServable(shape)) continue;
+    const ShapeClass key = ShapeClass::Of(shape);
     if (std::find(failed.begin(), failed.end(), key) != failed.end()) continue;
-    if (!EnoughAllowed(shape, candidates, standings, in.scale, free_total, now)) {
-      failed.push_back(key);
+    ++plan->jobs_tried;
+    if (free_total + preemptable.For(shape, standings) < shape.total_gpus() ||
+        !EnoughAllowed(shape, candidates, standings, in.scale, free_total, now)) {
+      fail(key);
       continue;
     }
     if (choices++ >= kMaxChoices) break;
@@ -346,11 +372,12 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, TimePoint now, Time
       continue;
     }
     if (!choice.feasible) {
-      failed.push_back(key);
+      fail(key);
       continue;
     }
     if (!choice.victims.empty()) {
       failed.clear();
+      waiting->UnskipAll();
       ++plan->jobs_served;
       if (in.explain) plan->log.push_back(DescribePlan(shape, choice));
       for (const Victim& v : choice.victims) {

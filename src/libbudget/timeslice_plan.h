@@ -41,17 +41,21 @@
 // a grant, no note on a job is read back as one, and a grant is never
 // dated after the pass that made it (commitments.h refuses one that is).
 //
-// Bound: a pass looks at up to kMaxJobsTried waiting jobs (deep enough that
-// a small job of a team ranked last is reached behind hundreds of waiting
-// jobs of the teams ahead: the case of a debug job at 2-3x demand), and
-// calls ChoosePreemption at most kMaxChoices times: once per job, once per
-// shape (allocation, nodes, GPUs per node, min-runtime: all the choice
-// depends on) until a preemption changes the cluster, and only after two
-// necessary conditions: in O(1), free GPUs plus those of unprotected
-// running jobs that are unallocated or rank behind the job cover it; in
-// O(running), so do free GPUs plus those of the running jobs the pairwise
-// rule lets it preempt. O(tried + (running log running) x choices) per
-// pass.
+// Bound: a pass looks at the first kMaxJobsTried servable waiting jobs of
+// its walk, quick-start jobs first (its window: deep enough that a small
+// job of a team ranked last is reached behind hundreds of waiting jobs of
+// the teams ahead, the case of a debug job at 2-3x demand), and calls
+// ChoosePreemption at most kMaxChoices times. A job of the window is
+// examined unless its shape class (ShapeClass: allocation, nodes, GPUs per
+// node, min-runtime: all the choice depends on) already failed in this
+// pass since a preemption last changed the cluster. An examined job is
+// tried only after two necessary conditions: in O(1), free GPUs plus those
+// of unprotected running jobs that are unallocated or rank behind the job
+// cover it; in O(running), so do free GPUs plus those of the running jobs
+// the pairwise rule lets it preempt. A class failing either, or the
+// choice, is skipped from then on. O(window + (running log running) x
+// choices) per pass; a walk that leaves out skipped classes (WaitingJobs)
+// takes O(classes + examined) of it instead of O(window).
 //
 // Thread safety: one planner per thread of passes; Plan() updates the drain
 // and grant memory.
@@ -134,7 +138,7 @@ struct TimeslicePlan {
   // starts them where the pass counted them, ahead of jobs the pass did not
   // serve (whose backfill reservations would otherwise keep a hole empty).
   std::vector<uint32_t> starts;
-  uint32_t jobs_tried = 0;   // waiting jobs examined by (b)
+  uint32_t jobs_tried = 0;   // waiting jobs examined by (b) (see Bound)
   uint32_t jobs_served = 0;  // of those, granted a preemption
   std::vector<std::string> log;  // other lines worth logging
 };
@@ -142,12 +146,81 @@ struct TimeslicePlan {
 // Sorts `waiting` into the core's job order over `standings`.
 void SortWaitingJobs(const std::vector<Standing>& standings, std::vector<WaitingJob>* waiting);
 
+// All a preemption choice depends on besides the cluster: a pass that finds
+// no way to serve one job of a class skips the rest of its class until a
+// preemption changes the cluster (quick follows from the class too).
+struct ShapeClass {
+  int32_t allocation = kNoAllocation;
+  uint32_t node_count = 0;
+  uint32_t gpus_per_node = 0;
+  Seconds min_runtime = 0;
+
+  static ShapeClass Of(const JobShape& s) { return ShapeClass{s.allocation, s.node_count, s.gpus_per_node, s.min_runtime}; }
+  bool operator==(const ShapeClass& o) const {
+    return allocation == o.allocation && node_count == o.node_count && gpus_per_node == o.gpus_per_node &&
+           min_runtime == o.min_runtime;
+  }
+};
+
+// Whether the pass may serve a waiting job at all: allocated work, of an
+// allocation the tree ranks, asking for GPUs.
+inline bool IsServable(const JobShape& s) {
+  return s.allocated() && s.total_gpus() > 0 && s.allocation != kNoAllocation;
+}
+
+// The waiting jobs of a pass as it walks them: the quick-start jobs, then
+// the others, each group in the core's job order, and of the servable jobs
+// (IsServable) only the first TimeslicePlanner::kMaxJobsTried of that walk
+// (the pass's window; see Bound). Plan(in, now) walks in.waiting; a caller
+// that keeps its queue indexed by class (the simulator, src/sim/engine.cc)
+// gives its own walk, which may leave out the classes the pass skips: the
+// pass decides the same either way.
+class WaitingJobs {
+ public:
+  virtual ~WaitingJobs() = default;
+  // Starts the walk over the jobs whose shape.quick == quick.
+  virtual void Begin(bool quick) = 0;
+  // The next job of the walk, or null at its end. The pointer stays valid
+  // until the next call.
+  virtual const WaitingJob* Next() = 0;
+  // The waiting job `job_id`, or null (the hero of a hold).
+  virtual const WaitingJob* Find(uint32_t job_id) = 0;
+  // Jobs of `c` may be left out of the walk from now on, until UnskipAll.
+  virtual void Skip(const ShapeClass& c) { (void)c; }
+  virtual void UnskipAll() {}
+};
+
+// The walk over a vector in the core's order.
+class WaitingVector : public WaitingJobs {
+ public:
+  explicit WaitingVector(const std::vector<WaitingJob>& jobs) : jobs_(jobs) {}
+  void Begin(bool quick) override {
+    quick_ = quick;
+    next_ = 0;
+  }
+  const WaitingJob* Next() override;
+  const WaitingJob* Find(uint32_t job_id) override {
+    for (const WaitingJob& w : jobs_)
+      if (w.shape.job_id == job_id) return &w;
+    return nullptr;
+  }
+
+ private:
+  const std::vector<WaitingJob>& jobs_;
+  bool quick_ = true;
+  size_t next_ = 0;
+  uint32_t servable_ = 0;  // servable jobs walked, both groups
+};
+
 class TimeslicePlanner {
  public:
   static constexpr uint32_t kMaxJobsTried = 1000;
   static constexpr uint32_t kMaxChoices = 100;
 
+  // A pass over in.waiting.
   TimeslicePlan Plan(const TimesliceInputs& in, TimePoint now);
+  // A pass over `waiting` (in.waiting is not read).
+  TimeslicePlan Plan(const TimesliceInputs& in, WaitingJobs* waiting, TimePoint now);
 
   // The grants in force (for tests and logs): job id -> granted at.
   std::map<uint32_t, TimePoint> grants() const;
@@ -160,7 +233,7 @@ class TimeslicePlanner {
     TimePoint at = 0;
   };
   void PlanDrains(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan);
-  void PlanSlices(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan);
+  void PlanSlices(const TimesliceInputs& in, WaitingJobs* waiting, TimePoint now, TimeslicePlan* plan);
 
   std::set<int32_t> draining_counted_;             // nodes whose drain was counted
   std::map<int32_t, TimePoint> promised_;          // node -> empty_at last logged

@@ -299,14 +299,14 @@ void test_a_small_job_behind_many_is_reached(void**) {
   // teama (rank 0) has 300 waiting 2-node jobs that cannot be served (n1
   // runs protected teamb work, and a 2-node job needs both nodes), then a
   // 1-GPU job submitted later: the pass reaches it past the 300 (one
-  // choice for their identical shape) and gives it n2's unprotected
-  // victim.
+  // examined for their class, the others skipped) and gives it n2's
+  // unprotected victim.
   budget::TimesliceInputs in = Cluster(2);
   in.running = {Running(1, kTeamB, kNow - 5, 600, {0}, 8), Running(2, kTeamB, kNow - 900, 20, {1}, 8)};
   for (uint32_t id = 10; id < 310; ++id) in.waiting.push_back(Waiting(id, kTeamA, 60, 2, 8, kNow - 1000));
   in.waiting.push_back(Waiting(400, kTeamA, 60, 1, 1, kNow - 10));
   TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
-  assert_int_equal(plan.jobs_tried, 301);
+  assert_int_equal(plan.jobs_tried, 2);
   assert_true((Victims(plan) == std::vector<uint32_t>{2}));
   assert_true((plan.starts == std::vector<uint32_t>{400}));
 }
@@ -358,15 +358,23 @@ void test_a_hero_takes_its_held_nodes_at_its_planned_start(void**) {
   assert_int_equal(TimeslicePlanner().Plan(in, kNow).preemptions.size(), 0);
 }
 
-void test_at_most_kMaxJobsTried_jobs_a_pass(void**) {
-  // 1500 waiting 1-GPU teama jobs and nothing to preempt: the pass looks at
-  // 1000 of them and stops.
-  budget::TimesliceInputs in = Cluster(1);
-  in.running = {Running(1, kTeamA, kNow - 100, 20, {0}, 8)};
-  for (uint32_t id = 10; id < 1510; ++id) in.waiting.push_back(Waiting(id, kTeamA, 60, 1, 1));
-  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
-  assert_int_equal(plan.jobs_tried, TimeslicePlanner::kMaxJobsTried);
-  assert_int_equal(plan.preemptions.size(), 0);
+void test_the_window_is_the_first_kMaxJobsTried_jobs(void**) {
+  // One node, 1 GPU free, the rest held by teama's protected job 1.
+  // Waiting: kMaxJobsTried - 1 or kMaxJobsTried 2-GPU teama jobs (none can
+  // start), then a 1-GPU teama job that fits. Inside the window it is given
+  // the GPU; one place further it is not looked at. The 2-GPU jobs are one
+  // class: the first is examined, the others skipped uncounted.
+  for (uint32_t ahead : {budget::TimeslicePlanner::kMaxJobsTried - 1, budget::TimeslicePlanner::kMaxJobsTried}) {
+    budget::TimesliceInputs in = Cluster(1);
+    in.running = {Running(1, kTeamA, kNow - 100, 3600, {0}, 7)};
+    for (uint32_t id = 10; id < 10 + ahead; ++id) in.waiting.push_back(Waiting(id, kTeamA, 3600, 1, 2));
+    in.waiting.push_back(Waiting(5000, kTeamA, 3600, 1, 1));
+    TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+    bool inside = ahead < budget::TimeslicePlanner::kMaxJobsTried;
+    assert_int_equal(plan.starts.size(), inside ? 1 : 0);
+    assert_int_equal(plan.jobs_tried, inside ? 2 : 1);
+    assert_int_equal(plan.preemptions.size(), 0);
+  }
 }
 
 }  // namespace
@@ -386,7 +394,7 @@ int main() {
       cmocka_unit_test(test_a_small_job_behind_many_is_reached),
       cmocka_unit_test(test_quick_start_jobs_go_first_and_across_ranks),
       cmocka_unit_test(test_a_hero_takes_its_held_nodes_at_its_planned_start),
-      cmocka_unit_test(test_at_most_kMaxJobsTried_jobs_a_pass),
+      cmocka_unit_test(test_the_window_is_the_first_kMaxJobsTried_jobs),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -10,6 +10,7 @@
 #include "libbudget/preempt.h"
 #include "libbudget/slurm_model.h"
 #include "libbudget/timeslice_plan.h"
+#include "sim/waiting_classes.h"
 
 namespace budget {
 namespace sim {
@@ -63,6 +64,49 @@ class LaneQueue : public SlurmQueue {
   bool started_ = false;
 };
 
+// The time-slicing pass's walk of the queue (libbudget/timeslice_plan.h
+// WaitingJobs): the lanes in order, and in each lane its eligible
+// allocated jobs in key order, merged from their classes (WaitingClasses);
+// a class the pass skips is left out of the merge.
+class ClassWalk : public WaitingJobs {
+ public:
+  ClassWalk(const Engine& engine, TimePoint now);
+  void Begin(bool quick) override;
+  const WaitingJob* Next() override;
+  const WaitingJob* Find(uint32_t job_id) override;
+  void Skip(const ShapeClass& c) override;
+  void UnskipAll() override { ++generation_; }
+
+ private:
+  struct Cursor {
+    const WaitingClasses::Class* cls;
+    std::set<PendingQueue::Key>::const_iterator it;
+  };
+  const WaitingJob* Fill(uint32_t job, WaitingJob* out) const;
+  // The lane's classes of the walk's group that have jobs.
+  void OpenLane(size_t lane);
+  // Where the window (kMaxJobsTried servable jobs) ends.
+  void FindWindowEnd();
+
+  const Engine& e_;
+  TimePoint now_;
+  bool quick_ = true;
+  size_t lane_ = 0;  // position in the lane order
+  bool lane_open_ = false;
+  // The window's last job: in group end_quick_, lane position end_lane_,
+  // key end_key_; none if the walk is shorter than the window.
+  bool window_ends_ = false;
+  bool end_quick_ = false;
+  size_t end_lane_ = 0;
+  PendingQueue::Key end_key_{};
+  std::vector<Cursor> cursors_;
+  PendingQueue::Key last_{};  // the last job walked in the lane, if walked_
+  bool walked_ = false;
+  std::vector<uint32_t>& skipped_;  // class id -> generation it was skipped in
+  uint32_t& generation_;
+  WaitingJob next_, found_;
+};
+
 class Engine {
  public:
   Engine(const Workload& w, const AllocationTree& tree, const BudgetConfig& config,
@@ -74,6 +118,7 @@ class Engine {
 
  private:
   friend class LaneQueue;
+  friend class ClassWalk;
   bool suite() const { return policy_->preemption() == Policy::Preemption::kTimeslice; }
   Placement placement() const { return opt_.packing ? Placement::kBestFit : Placement::kFirstFit; }
   bool Eligible(uint32_t job, TimePoint now) const { return jobs_[job].eligible_at <= now; }
@@ -89,6 +134,8 @@ class Engine {
   void Arrive(uint32_t job, TimePoint now);
   void Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at);
   void RefreshHold(TimePoint now);
+  // The first eligible hero-sized waiting job in Slurm's order, or -1.
+  int64_t FirstHeroSized(const HeroRule& rule, TimePoint now) const;
   bool AccountRanksFirst(uint32_t hero, TimePoint now) const;
   void MainPass(TimePoint now, uint32_t depth);
   void BackfillPass(TimePoint now);
@@ -125,14 +172,21 @@ class Engine {
   TimeslicePlanner planner_;
   HeroPlan hold_;
   TimePoint hold_refreshed_at_ = -1;
-  // Waiting jobs that ask for whole nodes (hero candidates), and the
-  // position of each lane in the lane order (Slurm's order, for the hero).
-  std::set<uint32_t> whole_node_pending_;
+  // The position of each lane in the lane order (Slurm's order, for the
+  // hero).
   std::vector<uint32_t> lane_rank_;
   std::vector<uint8_t> draining_;  // per node
   uint32_t draining_count_ = 0;
   std::vector<std::string> node_names_, paths_;
   TimesliceInputs timeslice_inputs_;  // kept between passes (TimeslicePass)
+  // The waiting allocated jobs by class (the suite only), and the walk's
+  // skip marks: a class is skipped while its mark equals the generation.
+  WaitingClasses waiting_classes_;
+  mutable std::vector<uint32_t> class_skipped_;
+  // Waiting jobs that were not yet eligible when queued (a requeue delay),
+  // until the walk finds them eligible.
+  mutable std::vector<uint32_t> not_yet_eligible_;
+  mutable uint32_t skip_generation_ = 1;
   // Whether Slurm's scheduler could start something it could not at its
   // last pass: set by ends, arrivals, starts by the main scheduler, jobs
   // becoming eligible again, a new queue order, a node back in service, a
@@ -173,6 +227,136 @@ bool LaneQueue::Next(SlurmJob* job) {
   }
 }
 
+ClassWalk::ClassWalk(const Engine& engine, TimePoint now)
+    : e_(engine), now_(now), skipped_(engine.class_skipped_), generation_(engine.skip_generation_) {
+  ++generation_;  // nothing skipped yet
+  skipped_.resize(e_.waiting_classes_.class_count(), 0);
+  FindWindowEnd();
+}
+
+void ClassWalk::Begin(bool quick) {
+  quick_ = quick;
+  lane_ = 0;
+  lane_open_ = false;
+}
+
+void ClassWalk::OpenLane(size_t lane) {
+  cursors_.clear();
+  walked_ = false;
+  if (lane >= e_.waiting_classes_.lanes()) return;
+  for (const WaitingClasses::Class& c : e_.waiting_classes_.lane(lane))
+    if (c.quick == quick_ && !c.jobs.empty() && c.servable) cursors_.push_back(Cursor{&c, c.jobs.begin()});
+}
+
+void ClassWalk::FindWindowEnd() {
+  // Jobs still in their requeue delay are not waiting yet: count them out.
+  std::vector<uint32_t>& later = e_.not_yet_eligible_;
+  std::sort(later.begin(), later.end());
+  later.erase(std::unique(later.begin(), later.end()), later.end());
+  std::vector<uint32_t> not_yet(e_.waiting_classes_.class_count(), 0);
+  for (size_t i = 0; i < later.size();) {
+    uint32_t job = later[i];
+    const SimJob& j = e_.jobs_[job];
+    if (j.state != JobState::kPending || e_.Eligible(job, now_)) {
+      later[i] = later.back();
+      later.pop_back();
+      continue;
+    }
+    ++i;
+    JobShape shape = e_.policy_->PendingShape(job);
+    const WaitingClasses::Class* c = e_.waiting_classes_.Get(e_.policy_->LaneOf(job), ShapeClass::Of(shape));
+    if (c) ++not_yet[c->id];
+  }
+  const std::vector<uint32_t>& order = e_.policy_->lane_order();
+  uint64_t left = TimeslicePlanner::kMaxJobsTried;
+  for (bool quick : {true, false}) {
+    quick_ = quick;
+    for (size_t pos = 0; pos < order.size(); ++pos) {
+      if (order[pos] >= e_.waiting_classes_.lanes()) continue;
+      uint64_t n = 0;
+      for (const WaitingClasses::Class& c : e_.waiting_classes_.lane(order[pos]))
+        if (c.quick == quick && c.servable) n += c.jobs.size() - not_yet[c.id];
+      if (n < left) {
+        left -= n;
+        continue;
+      }
+      // The window ends in this lane, at its left-th waiting job.
+      OpenLane(order[pos]);
+      for (;;) {
+        Cursor* best = nullptr;
+        for (Cursor& c : cursors_)
+          if (c.it != c.cls->jobs.end() && (!best || *c.it < *best->it)) best = &c;
+        PendingQueue::Key key = *best->it++;
+        if (!e_.Eligible(PendingQueue::JobOf(key), now_)) continue;
+        if (--left == 0) {
+          window_ends_ = true;
+          end_quick_ = quick;
+          end_lane_ = pos;
+          end_key_ = key;
+          return;
+        }
+      }
+    }
+  }
+}
+
+void ClassWalk::Skip(const ShapeClass& c) {
+  if (c.allocation < 0) return;
+  const WaitingClasses::Class* cls = e_.waiting_classes_.Get(size_t(c.allocation), c);
+  if (cls) skipped_[cls->id] = generation_;
+}
+
+const WaitingJob* ClassWalk::Fill(uint32_t job, WaitingJob* out) const {
+  const SimJob& j = e_.jobs_[job];
+  out->shape = e_.policy_->PendingShape(job);
+  out->user_priority = e_.w_.jobs[job].priority;
+  out->submit_time = j.queue_submit;
+  out->time_limit = e_.w_.jobs[job].time_limit;
+  return out;
+}
+
+const WaitingJob* ClassWalk::Next() {
+  const std::vector<uint32_t>& order = e_.policy_->lane_order();
+  // Past the window: its end is in an earlier group, or an earlier lane.
+  const bool last_group = window_ends_ && quick_ == end_quick_;
+  if (window_ends_ && end_quick_ && !quick_) return nullptr;
+  for (;;) {
+    if (!lane_open_) {
+      if (lane_ >= order.size() || (last_group && lane_ > end_lane_)) return nullptr;
+      OpenLane(order[lane_]);
+      lane_open_ = true;
+    }
+    Cursor* best = nullptr;
+    for (Cursor& c : cursors_) {
+      if (skipped_[c.cls->id] == generation_) continue;
+      // A class skipped for a while and back rejoins after the walk's
+      // place in the lane.
+      if (walked_ && c.it != c.cls->jobs.end() && *c.it <= last_) c.it = c.cls->jobs.upper_bound(last_);
+      if (c.it == c.cls->jobs.end()) continue;
+      if (!best || *c.it < *best->it) best = &c;
+    }
+    if (!best) {
+      lane_open_ = false;
+      ++lane_;
+      continue;
+    }
+    if (last_group && lane_ == end_lane_ && end_key_ < *best->it) return nullptr;
+    last_ = *best->it;
+    walked_ = true;
+    uint32_t job = PendingQueue::JobOf(*best->it++);
+    if (!e_.Eligible(job, now_)) continue;
+    return Fill(job, &next_);
+  }
+}
+
+const WaitingJob* ClassWalk::Find(uint32_t job_id) {
+  uint32_t job = job_id - 1;  // workload.h: id = index + 1
+  if (job >= e_.jobs_.size()) return nullptr;
+  const SimJob& j = e_.jobs_[job];
+  if (j.state != JobState::kPending || !e_.Eligible(job, now_) || !IsAllocatedWork(j.min_runtime)) return nullptr;
+  return Fill(job, &found_);
+}
+
 SlurmJob Engine::AsSlurmJob(uint32_t job) const {
   const SimJob& j = jobs_[job];
   SlurmJob s;
@@ -209,6 +393,7 @@ Status Engine::Run() {
   SimContext ctx{&w_, &tree_, &config_, &opt_.policy, &jobs_, &cluster_};
   st = policy_->Init(ctx);
   if (!st.ok()) return st;
+  waiting_classes_.Resize(policy_->queue().lane_count());
 
   TimePoint start = w_.jobs.empty() ? 0 : w_.jobs.front().submit;
   end_ = opt_.until;
@@ -398,12 +583,60 @@ void Engine::Arrive(uint32_t job, TimePoint now) {
 void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
   SimJob& j = jobs_[job];
   MarkDirty();
-  if (eligible_at > now) eligible_at_.push(eligible_at);
+  if (eligible_at > now) {
+    eligible_at_.push(eligible_at);
+    not_yet_eligible_.push_back(job);
+  }
   j.state = JobState::kPending;
   j.queue_submit = now;
   j.eligible_at = eligible_at;
   policy_->Enqueue(job, now);
-  if (j.shape.gpus_per_node == cluster_.gpus_per_node()) whole_node_pending_.insert(job);
+  if (suite()) {
+    JobShape shape = policy_->PendingShape(job);
+    waiting_classes_.Add(policy_->LaneOf(job), shape, policy_->KeyOf(job));
+  }
+}
+
+int64_t Engine::FirstHeroSized(const HeroRule& rule, TimePoint now) const {
+  auto hero_sized = [&rule](const JobShape& s) {
+    QueueEntry entry;
+    entry.request = GpuRequest{s.node_count, s.gpus_per_node};
+    return IsHeroSized(entry, rule);
+  };
+  // Granted jobs first, by lane rank and key.
+  int64_t hero = -1;
+  std::pair<uint32_t, PendingQueue::Key> best;
+  for (uint32_t job : boosted_) {
+    if (!Eligible(job, now) || !hero_sized(policy_->PendingShape(job))) continue;
+    size_t lane = policy_->LaneOf(job);
+    auto key = std::make_pair(lane < lane_rank_.size() ? lane_rank_[lane] : UINT32_MAX, policy_->KeyOf(job));
+    if (hero < 0 || key < best) {
+      hero = job;
+      best = key;
+    }
+  }
+  if (hero >= 0) return hero;
+  // Then the lanes in order: the first lane with one has the first, the
+  // lowest key of its hero-sized classes.
+  for (uint32_t lane : policy_->lane_order()) {
+    if (lane >= waiting_classes_.lanes()) continue;
+    for (const WaitingClasses::Class& c : waiting_classes_.lane(lane)) {
+      if (c.jobs.empty() || c.shape.gpus_per_node != cluster_.gpus_per_node() ||
+          !hero_sized(JobShape{0, c.shape.allocation, c.shape.min_runtime, c.shape.node_count, c.shape.gpus_per_node}))
+        continue;
+      for (const PendingQueue::Key& key : c.jobs) {
+        uint32_t job = PendingQueue::JobOf(key);
+        if (!Eligible(job, now) || IsBoosted(job)) continue;
+        if (hero < 0 || key < best.second) {
+          hero = job;
+          best.second = key;
+        }
+        break;
+      }
+    }
+    if (hero >= 0) return hero;
+  }
+  return -1;
 }
 
 void Engine::RefreshHold(TimePoint now) {
@@ -417,26 +650,13 @@ void Engine::RefreshHold(TimePoint now) {
   // with ChooseHero over the controller's queue.
   const HeroRule rule{config_.hero_wait, config_.hero_min_nodes, cluster_.gpus_per_node()};
   int64_t hero = -1;
-  std::tuple<bool, uint32_t, PendingQueue::Key> best;
   // The hero stays the hero while it waits.
-  if (hold_.active && whole_node_pending_.count(hold_.job_id - 1) && Eligible(hold_.job_id - 1, now)) {
+  const uint32_t held = hold_.job_id - 1;
+  if (hold_.active && jobs_[held].state == JobState::kPending &&
+      jobs_[held].shape.gpus_per_node == cluster_.gpus_per_node() && Eligible(held, now)) {
     hero = hold_.job_id - 1;
   }
-  for (uint32_t job : whole_node_pending_) {
-    if (hero >= 0 && hold_.active && uint32_t(hero) == hold_.job_id - 1) break;
-    const SimJob& j = jobs_[job];
-    QueueEntry entry;
-    entry.request = GpuRequest{j.shape.node_count, j.shape.gpus_per_node};
-    entry.waiting_since = std::max(j.queue_submit, j.eligible_at);
-    if (!Eligible(job, now) || !IsHeroSized(entry, rule)) continue;
-    size_t lane = policy_->LaneOf(job);
-    auto key = std::make_tuple(!IsBoosted(job), lane < lane_rank_.size() ? lane_rank_[lane] : UINT32_MAX,
-                               policy_->KeyOf(job));
-    if (hero < 0 || key < best) {
-      hero = job;
-      best = key;
-    }
-  }
+  if (hero < 0) hero = FirstHeroSized(rule, now);
   HeroPlan plan;
   const bool current = hero >= 0 && hold_.active && uint32_t(hero) == hold_.job_id - 1;
   if (hero >= 0 && !current) {
@@ -546,27 +766,30 @@ void Engine::TimeslicePass(TimePoint now) {
   for (uint32_t n = 0; n < opt_.nodes; ++n)
     if (draining_[n]) in.draining.push_back(int32_t(n));
   in.running = running_;
-  // The waiting allocated jobs in the core's order (the lanes), as many as
-  // the pass may try.
-  in.waiting.clear();
-  const PendingQueue& queue = policy_->queue();
-  for (uint32_t lane : policy_->lane_order()) {
-    for (const PendingQueue::Key& key : queue.lane(lane)) {
-      if (in.waiting.size() >= TimeslicePlanner::kMaxJobsTried) break;
-      uint32_t job = PendingQueue::JobOf(key);
-      const SimJob& j = jobs_[job];
-      if (!Eligible(job, now) || !IsAllocatedWork(j.min_runtime)) continue;
-      WaitingJob& wj = in.waiting.emplace_back();
-      wj.shape = policy_->PendingShape(job);
-      wj.user_priority = w_.jobs[job].priority;
-      wj.submit_time = j.queue_submit;
-      wj.time_limit = w_.jobs[job].time_limit;
-    }
-  }
   in.standings = policy_->standings();
   in.scale = policy_->scale();
   in.hold = hold_;
-  TimeslicePlan plan = planner_.Plan(in, now);
+  // The waiting allocated jobs in the core's order (the lanes).
+  TimeslicePlan plan;
+  if (opt_.walk_by_class) {
+    ClassWalk waiting(*this, now);
+    plan = planner_.Plan(in, &waiting, now);
+  } else {
+    in.waiting.clear();
+    for (uint32_t lane : policy_->lane_order()) {
+      for (const PendingQueue::Key& key : policy_->queue().lane(lane)) {
+        uint32_t job = PendingQueue::JobOf(key);
+        const SimJob& j = jobs_[job];
+        if (!Eligible(job, now) || !IsAllocatedWork(j.min_runtime)) continue;
+        WaitingJob& wj = in.waiting.emplace_back();
+        wj.shape = policy_->PendingShape(job);
+        wj.user_priority = w_.jobs[job].priority;
+        wj.submit_time = j.queue_submit;
+        wj.time_limit = w_.jobs[job].time_limit;
+      }
+    }
+    plan = planner_.Plan(in, now);
+  }
   for (const PlannedPreemption& p : plan.preemptions) {
     uint32_t job = p.job_id - 1;
     if (jobs_[job].state != JobState::kRunning || jobs_[job].run_start != p.start) continue;
@@ -595,8 +818,9 @@ void Engine::SetDrain(int32_t node, bool draining, TimePoint) {
 void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   SimJob& j = jobs_[job];
   const TraceJob& t = w_.jobs[job];
+  if (suite())
+    waiting_classes_.Remove(policy_->LaneOf(job), ShapeClass::Of(policy_->PendingShape(job)), policy_->KeyOf(job));
   policy_->Dequeue(job);
-  whole_node_pending_.erase(job);
   if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends
   if (IsBoosted(job)) boosted_.erase(std::find(boosted_.begin(), boosted_.end(), job));
   j.state = JobState::kRunning;

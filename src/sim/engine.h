@@ -77,6 +77,11 @@ struct EngineOptions {
   // run's true remaining work instead of its time limit.
   bool builtin_scheduler = false;
   bool exact_runtimes = false;
+  // How the time-slicing pass walks the queue: by shape class, leaving out
+  // the classes it skips (the default), or over a vector of every waiting
+  // job, as the plugin gives it. Both decide alike (engine_test checks it);
+  // the vector costs O(waiting jobs) per pass.
+  bool walk_by_class = true;
   ClassThresholds thresholds;
   PolicyOptions policy;
   // Slurm's schedulers as slurm.conf's SchedulerParameters configure them.

@@ -9,10 +9,13 @@
 // 121 s; periodic passes keep the phase of the first submission (t = 0).
 // Time limits are the rows' derived ones: ceil(2 x duration / 60) minutes.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "libbudget/test_support.h"
+#include "libbudget/timeslice_plan.h"
 
+#include "sim/generator.h"
 #include "sim/report_table.h"
 #include "sim/sim_test_util.h"
 
@@ -365,6 +368,39 @@ void test_drain_mode_ends_when_all_done(void**) {
   assert_true(out.result.occupancy > 0.999);
 }
 
+void test_the_walk_by_class_decides_as_the_vector_walk(void**) {
+  // The time-slicing pass walks the queue by shape class (skipping classes
+  // in O(1)) or over every waiting job, as the plugin gives them. On
+  // scenarios/mixed_sizes (six teams, 1 to 64 GPUs, free work) at 1.5x its
+  // demand, whose queue grows past the pass's window
+  // (TimeslicePlanner::kMaxJobsTried), with a drain, both runs are the same
+  // run.
+  const char* srcdir = std::getenv("srcdir");
+  std::string dir = std::string(srcdir ? srcdir : ".") + "/../../scenarios/mixed_sizes/";
+  ScenarioSpec spec;
+  assert_true(ParseScenarioFile(dir + "scenario.json", &spec).ok());
+  for (TeamSpec& team : spec.teams)  // 3.75x demand: a queue past the window
+    for (StreamSpec& stream : team.streams) stream.per_hour *= 1.5;
+  Workload w;
+  assert_true(GenerateWorkload(spec, &w).ok());
+  AllocationTree tree;
+  assert_true(AllocationTree::ParseFile(dir + "tree.json", &tree, nullptr).ok());
+  EngineOptions options;
+  options.drains.push_back(NodeDrain{2, 30 * 3600, 36 * 3600});
+  RunOutput by_class = Run("budget", w, tree, 16, 7 * 86400, BudgetConfig(), options);
+  options.walk_by_class = false;
+  RunOutput by_vector = Run("budget", w, tree, 16, 7 * 86400, BudgetConfig(), options);
+  assert_true(by_class.result.still_waiting > budget::TimeslicePlanner::kMaxJobsTried);
+  assert_true(by_class.result.preemptions > 1000);
+  assert_int_equal(by_class.timeline.size(), by_vector.timeline.size());
+  for (size_t i = 0; i < by_class.timeline.size(); ++i) {
+    const Segment& a = by_class.timeline[i];
+    const Segment& b = by_vector.timeline[i];
+    assert_true(a.job == b.job && a.start == b.start && a.end == b.end && a.ended == b.ended &&
+                a.preempted_by == b.preempted_by);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -387,6 +423,7 @@ int main() {
       cmocka_unit_test(test_waiting_jobs_count_with_their_wait_so_far),
       cmocka_unit_test(test_free_work_is_owed_nothing),
       cmocka_unit_test(test_drain_mode_ends_when_all_done),
+      cmocka_unit_test(test_the_walk_by_class_decides_as_the_vector_walk),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
