@@ -23,6 +23,7 @@
 #define SLURM_BUDGET_LIBBUDGET_CONTRACT_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
@@ -49,12 +50,21 @@ inline PreemptAction ActionWhenPreempted(bool resumable) {
 inline bool IsAllocatedWork(Seconds min_runtime) { return min_runtime > 0; }
 
 // start + min_runtime + 1 (start itself for unallocated work): the first
-// second the job may be preempted.
-TimePoint ProtectionEnd(TimePoint start, Seconds min_runtime);
+// second the job may be preempted. Saturates rather than overflows: a
+// corrupt record must not wrap around into the past (or into undefined
+// behaviour). Inline: the time-slicing pass asks it of every running job
+// several times a pass.
+inline TimePoint ProtectionEnd(TimePoint start, Seconds min_runtime) {
+  if (!IsAllocatedWork(min_runtime)) return start;
+  if (start > std::numeric_limits<TimePoint>::max() - min_runtime - 1) return std::numeric_limits<TimePoint>::max();
+  return start + min_runtime + 1;
+}
 
 // now < ProtectionEnd(start, min_runtime). Unallocated work is never
 // protected.
-bool IsProtected(TimePoint start, Seconds min_runtime, TimePoint now);
+inline bool IsProtected(TimePoint start, Seconds min_runtime, TimePoint now) {
+  return IsAllocatedWork(min_runtime) && now < ProtectionEnd(start, min_runtime);
+}
 
 // GPUs a job holds on one node. `node` is a NodeState::index (packing.h).
 struct NodeGpus {

@@ -147,8 +147,15 @@ int32_t NodePositions::Find(int32_t index) const {
 }
 
 Status ValidateNodes(const std::vector<NodeState>& nodes) {
-  // Indices are usually Slurm's 0..n-1: a bitmap finds a repeat in O(n);
-  // anything sparser is sorted.
+  // Indices are usually Slurm's 0..n-1 in order: increasing indices repeat
+  // none, with nothing allocated (passes check many choices a second).
+  bool increasing = true;
+  for (size_t i = 0; i < nodes.size() && increasing; ++i) {
+    const NodeState& n = nodes[i];
+    increasing = n.index >= 0 && n.free_gpus <= n.total_gpus && (i == 0 || n.index > nodes[i - 1].index);
+  }
+  if (increasing) return Status::Ok();
+  // Otherwise a bitmap finds a repeat in O(n); anything sparser is sorted.
   std::vector<int32_t> indices;
   int32_t max_index = 0;
   for (const NodeState& n : nodes) max_index = std::max(max_index, n.index);

@@ -253,7 +253,12 @@ void ClassWalk::FindWindowEnd() {
   std::vector<uint32_t>& later = e_.not_yet_eligible_;
   std::sort(later.begin(), later.end());
   later.erase(std::unique(later.begin(), later.end()), later.end());
-  std::vector<uint32_t> not_yet(e_.waiting_classes_.class_count(), 0);
+  struct NotYet {
+    size_t lane;
+    bool quick;
+    PendingQueue::Key key;
+  };
+  std::vector<NotYet> not_yet;
   for (size_t i = 0; i < later.size();) {
     uint32_t job = later[i];
     const SimJob& j = e_.jobs_[job];
@@ -264,37 +269,39 @@ void ClassWalk::FindWindowEnd() {
     }
     ++i;
     JobShape shape = e_.policy_->PendingShape(job);
-    const WaitingClasses::Class* c = e_.waiting_classes_.Get(e_.policy_->LaneOf(job), ShapeClass::Of(shape));
-    if (c) ++not_yet[c->id];
+    if (IsServable(shape)) not_yet.push_back(NotYet{e_.policy_->LaneOf(job), shape.quick, e_.policy_->KeyOf(job)});
   }
   const std::vector<uint32_t>& order = e_.policy_->lane_order();
   uint64_t left = TimeslicePlanner::kMaxJobsTried;
   for (bool quick : {true, false}) {
-    quick_ = quick;
     for (size_t pos = 0; pos < order.size(); ++pos) {
-      if (order[pos] >= e_.waiting_classes_.lanes()) continue;
-      uint64_t n = 0;
-      for (const WaitingClasses::Class& c : e_.waiting_classes_.lane(order[pos]))
-        if (c.quick == quick && c.servable) n += c.jobs.size() - not_yet[c.id];
-      if (n < left) {
-        left -= n;
+      const size_t lane = order[pos];
+      if (lane >= e_.waiting_classes_.lanes()) continue;
+      const WaitingClasses::Ranked& ranked = e_.waiting_classes_.servable(lane, quick);
+      std::vector<PendingQueue::Key> later_here;  // sorted
+      for (const NotYet& n : not_yet)
+        if (n.lane == lane && n.quick == quick) later_here.push_back(n.key);
+      std::sort(later_here.begin(), later_here.end());
+      const uint64_t waiting = ranked.size() - later_here.size();
+      if (waiting < left) {
+        left -= waiting;
         continue;
       }
-      // The window ends in this lane, at its left-th waiting job.
-      OpenLane(order[pos]);
+      // The window ends in this lane, at its left-th waiting job: the
+      // smallest position i whose key has left - 1 waiting keys before it.
+      size_t i = size_t(left - 1);
       for (;;) {
-        Cursor* best = nullptr;
-        for (Cursor& c : cursors_)
-          if (c.it != c.cls->jobs.end() && (!best || *c.it < *best->it)) best = &c;
-        PendingQueue::Key key = *best->it++;
-        if (!e_.Eligible(PendingQueue::JobOf(key), now_)) continue;
-        if (--left == 0) {
+        PendingQueue::Key key = *ranked.find_by_order(i);
+        size_t up_to = size_t(std::upper_bound(later_here.begin(), later_here.end(), key) - later_here.begin());
+        bool is_later = up_to > 0 && later_here[up_to - 1] == key;
+        if (i - up_to == size_t(left - 1) && !is_later) {
           window_ends_ = true;
           end_quick_ = quick;
           end_lane_ = pos;
           end_key_ = key;
           return;
         }
+        i = size_t(left - 1) + up_to;
       }
     }
   }

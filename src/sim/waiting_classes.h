@@ -7,7 +7,10 @@
 // 2-3x demand are most of a thousand waiting jobs at every pass.
 //
 // A lane has a handful of classes (its team's job shapes); classes stay
-// once created, empty or not, so that their ids are stable.
+// once created, empty or not, so that their ids are stable. Each lane also
+// keeps its servable jobs of each group (quick-start or not) in one
+// order-statistic tree, so that the k-th of them is found in O(log n): where
+// the pass's window of TimeslicePlanner::kMaxJobsTried jobs ends.
 //
 // Thread safety: none.
 #ifndef SLURM_BUDGET_SIM_WAITING_CLASSES_H_
@@ -17,6 +20,9 @@
 #include <cstdint>
 #include <set>
 #include <vector>
+
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
 
 #include "libbudget/timeslice_plan.h"
 #include "sim/pending_queue.h"
@@ -34,7 +40,16 @@ class WaitingClasses {
     std::set<PendingQueue::Key> jobs;
   };
 
-  void Resize(size_t lanes) { lanes_.resize(lanes); }
+  // Keys in order, with find_by_order / order_of_key in O(log n).
+  using Ranked = __gnu_pbds::tree<PendingQueue::Key, __gnu_pbds::null_type, std::less<PendingQueue::Key>,
+                                  __gnu_pbds::rb_tree_tag, __gnu_pbds::tree_order_statistics_node_update>;
+
+  void Resize(size_t lanes) {
+    lanes_.resize(lanes);
+    ranked_.resize(2 * lanes);
+  }
+  // The servable jobs of `lane` whose class's quick == quick.
+  const Ranked& servable(size_t lane, bool quick) const { return ranked_[2 * lane + (quick ? 1 : 0)]; }
   size_t lanes() const { return lanes_.size(); }
   size_t class_count() const { return count_; }
   const std::vector<Class>& lane(size_t lane) const { return lanes_[lane]; }
@@ -47,9 +62,12 @@ class WaitingClasses {
       c = &lanes_[lane].back();
     }
     c->jobs.insert(key);
+    if (c->servable) ranked_[2 * lane + (c->quick ? 1 : 0)].insert(key);
   }
   void Remove(size_t lane, const ShapeClass& shape, const PendingQueue::Key& key) {
-    if (Class* c = Find(lane, shape)) c->jobs.erase(key);
+    Class* c = Find(lane, shape);
+    if (!c || !c->jobs.erase(key)) return;
+    if (c->servable) ranked_[2 * lane + (c->quick ? 1 : 0)].erase(key);
   }
   // The class of `shape` in `lane`, or null.
   const Class* Get(size_t lane, const ShapeClass& shape) const {
@@ -62,6 +80,7 @@ class WaitingClasses {
   Class* Find(size_t lane, const ShapeClass& shape) { return const_cast<Class*>(Get(lane, shape)); }
 
   std::vector<std::vector<Class>> lanes_;
+  std::vector<Ranked> ranked_;  // [2 * lane + quick]
   size_t count_ = 0;
 };
 
