@@ -123,7 +123,7 @@ class Engine {
   Placement placement() const { return opt_.packing ? Placement::kBestFit : Placement::kFirstFit; }
   bool Eligible(uint32_t job, TimePoint now) const { return jobs_[job].eligible_at <= now; }
   bool IsBoosted(uint32_t job) const {
-    return !boosted_.empty() && std::find(boosted_.begin(), boosted_.end(), job) != boosted_.end();
+    return !boosted_.empty() && is_boosted_[job];
   }
   void Boost(uint32_t job);
   SlurmJob AsSlurmJob(uint32_t job) const;
@@ -198,6 +198,7 @@ class Engine {
   // Jobs granted a preemption since the last recompute, in Slurm's order
   // among equal priorities (submit time, then id).
   std::vector<uint32_t> boosted_;
+  std::vector<uint8_t> is_boosted_;  // per job: in boosted_
 };
 
 LaneQueue::LaneQueue(const Engine& engine, TimePoint now) : e_(engine), now_(now) {}
@@ -393,6 +394,7 @@ Status Engine::Run() {
       return Status::InvalidArgument("drain: node index " + std::to_string(d.node) + " outside the cluster");
   }
   jobs_.assign(w_.jobs.size(), SimJob());
+  is_boosted_.assign(w_.jobs.size(), 0);
   if (opt_.record_timeline) open_segment_.assign(w_.jobs.size(), 0);
   draining_.assign(opt_.nodes, 0);
   for (uint32_t i = 0; i < opt_.nodes; ++i) node_names_.push_back("n" + std::to_string(i + 1));
@@ -554,6 +556,7 @@ void Engine::Recompute(TimePoint now) {
   for (size_t i = 0; i < order.size(); ++i) lane_rank_[order[i]] = uint32_t(i);
   // priority/budget's pass gives granted jobs their own priority back.
   if (!boosted_.empty()) MarkDirty();
+  for (uint32_t job : boosted_) is_boosted_[job] = 0;
   boosted_.clear();
   if (policy_->lane_order() != before) MarkDirty();
   if (opt_.record_decisions) RecordDecision(Decision::Kind::kRecompute, now, 0, 0, nullptr);
@@ -808,6 +811,7 @@ void Engine::TimeslicePass(TimePoint now) {
 void Engine::Boost(uint32_t job) {
   if (IsBoosted(job) || jobs_[job].state != JobState::kPending) return;
   boosted_.push_back(job);
+  is_boosted_[job] = 1;
   std::sort(boosted_.begin(), boosted_.end(), [this](uint32_t a, uint32_t b) {
     return std::make_pair(jobs_[a].queue_submit, a) < std::make_pair(jobs_[b].queue_submit, b);
   });
@@ -829,7 +833,10 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
     waiting_classes_.Remove(policy_->LaneOf(job), ShapeClass::Of(policy_->PendingShape(job)), policy_->KeyOf(job));
   policy_->Dequeue(job);
   if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends
-  if (IsBoosted(job)) boosted_.erase(std::find(boosted_.begin(), boosted_.end(), job));
+  if (IsBoosted(job)) {
+    boosted_.erase(std::find(boosted_.begin(), boosted_.end(), job));
+    is_boosted_[job] = 0;
+  }
   j.state = JobState::kRunning;
   j.run_start = now;
   ++j.serial;
