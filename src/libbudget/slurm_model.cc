@@ -376,6 +376,7 @@ SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> node
   // when a later job might start now (their reservations are in its way);
   // in queue order, each plan seeing the reservations before it.
   std::vector<SlurmJob> unplanned;
+  unplanned.reserve(std::min<size_t>(params.bf_max_job_test, 1024));
   auto plan_waiting = [&]() {
     for (const SlurmJob& blocked : unplanned) {
       TimePoint start = 0;
