@@ -121,12 +121,22 @@ class Engine {
   friend class ClassWalk;
   bool suite() const { return policy_->preemption() == Policy::Preemption::kTimeslice; }
   Placement placement() const { return opt_.packing ? Placement::kBestFit : Placement::kFirstFit; }
-  bool Eligible(uint32_t job, TimePoint now) const { return jobs_[job].eligible_at <= now; }
+  // Most waiting jobs are eligible from their submission: a byte per job
+  // says which may not be (a requeue delay), so that queue walks touch
+  // only small arrays.
+  bool Eligible(uint32_t job, TimePoint now) const {
+    if (!maybe_later_[job]) return true;
+    if (jobs_[job].eligible_at > now) return false;
+    maybe_later_[job] = 0;
+    return true;
+  }
   bool IsBoosted(uint32_t job) const {
     return !boosted_.empty() && is_boosted_[job];
   }
   void Boost(uint32_t job);
+  // A waiting job as Slurm's schedulers see it (kept from its Enqueue).
   SlurmJob AsSlurmJob(uint32_t job) const;
+  SlurmJob MakeSlurmJob(uint32_t job) const;
   // Whether periodic passes are due at all: jobs wait, or (the suite) a
   // draining node still runs jobs.
   bool Active() const;
@@ -199,6 +209,8 @@ class Engine {
   // among equal priorities (submit time, then id).
   std::vector<uint32_t> boosted_;
   std::vector<uint8_t> is_boosted_;  // per job: in boosted_
+  mutable std::vector<uint8_t> maybe_later_;  // per job: eligible_at may be > now
+  std::vector<SlurmJob> as_slurm_;             // per waiting job (AsSlurmJob)
 };
 
 LaneQueue::LaneQueue(const Engine& engine, TimePoint now) : e_(engine), now_(now) {}
@@ -365,7 +377,9 @@ const WaitingJob* ClassWalk::Find(uint32_t job_id) {
   return Fill(job, &found_);
 }
 
-SlurmJob Engine::AsSlurmJob(uint32_t job) const {
+SlurmJob Engine::AsSlurmJob(uint32_t job) const { return as_slurm_[job]; }
+
+SlurmJob Engine::MakeSlurmJob(uint32_t job) const {
   const SimJob& j = jobs_[job];
   SlurmJob s;
   s.job_id = w_.jobs[job].id;  // = job + 1 (workload.h)
@@ -395,6 +409,8 @@ Status Engine::Run() {
   }
   jobs_.assign(w_.jobs.size(), SimJob());
   is_boosted_.assign(w_.jobs.size(), 0);
+  maybe_later_.assign(w_.jobs.size(), 0);
+  as_slurm_.assign(w_.jobs.size(), SlurmJob());
   if (opt_.record_timeline) open_segment_.assign(w_.jobs.size(), 0);
   draining_.assign(opt_.nodes, 0);
   for (uint32_t i = 0; i < opt_.nodes; ++i) node_names_.push_back("n" + std::to_string(i + 1));
@@ -600,6 +616,8 @@ void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
   j.state = JobState::kPending;
   j.queue_submit = now;
   j.eligible_at = eligible_at;
+  maybe_later_[job] = eligible_at > now ? 1 : 0;
+  as_slurm_[job] = MakeSlurmJob(job);
   policy_->Enqueue(job, now);
   if (suite()) {
     JobShape shape = policy_->PendingShape(job);
