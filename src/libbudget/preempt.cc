@@ -116,14 +116,25 @@ bool Cheaper(const NodeVictims& a, const NodeVictims& b) {
   return a.node_index < b.node_index;
 }
 
-// Everything one call works on, computed once.
+}  // namespace
+
+// What depends only on the running jobs and the node list.
+struct PreemptionChooser::Index {
+  JobsByNode by_node;
+  std::vector<VictimKey> keys;     // per running job
+  std::vector<uint64_t> job_gpus;  // per running job, over all its nodes
+};
+
+namespace {
+
+// Everything one choice works on.
 struct Snapshot {
   const std::vector<RunningJob>& running;
   const std::vector<NodeState>& nodes;
-  JobsByNode by_node;
+  const JobsByNode& by_node;
+  const std::vector<VictimKey>& keys;
+  const std::vector<uint64_t>& job_gpus;
   std::vector<PreemptVerdict> verdicts;  // per running job
-  std::vector<VictimKey> keys;           // per running job (eligible ones only)
-  std::vector<uint64_t> job_gpus;        // per running job, over all its nodes
 };
 
 // Eligible jobs on node position p, in victim order; false if some job on
@@ -195,8 +206,7 @@ bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv,
   return true;
 }
 
-Status CheckInputs(const JobShape& pending, const std::vector<RunningJob>& running,
-                   const std::vector<NodeState>& nodes, const std::vector<Standing>& standings) {
+Status CheckPending(const JobShape& pending, const std::vector<Standing>& standings) {
   if (pending.node_count == 0 || pending.gpus_per_node == 0) {
     return Status::InvalidArgument("preempt: pending job " + std::to_string(pending.job_id) +
                                    ": node_count and gpus_per_node must both be >= 1");
@@ -207,6 +217,11 @@ Status CheckInputs(const JobShape& pending, const std::vector<RunningJob>& runni
                                    " has no standing (have " + std::to_string(standings.size()) +
                                    ")");
   }
+  return Status::Ok();
+}
+
+Status CheckRunning(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
+                    const std::vector<Standing>& standings) {
   for (const RunningJob& job : running) {
     if (job.allocated() && !HasStanding(job.allocation, standings)) {
       return Status::InvalidArgument("preempt: running job " + std::to_string(job.job_id) +
@@ -261,9 +276,35 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
                         const std::vector<NodeState>& nodes,
                         const std::vector<Standing>& standings, const ClusterScale& scale,
                         TimePoint now, PreemptionPlan* plan) {
+  return PreemptionChooser(running, nodes, standings).Choose(pending, nodes, standings, scale, now, plan);
+}
+
+PreemptionChooser::PreemptionChooser(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
+                                     const std::vector<Standing>& standings)
+    : running_(running), valid_(CheckRunning(running, nodes, standings)) {
+  if (!valid_.ok()) return;
+  auto index = std::make_shared<Index>();
+  NodePositions positions(nodes);
+  index->by_node = IndexJobsByNode(running, positions, nodes.size());
+  index->keys.resize(running.size());
+  index->job_gpus.resize(running.size());
+  for (size_t j = 0; j < running.size(); ++j) {
+    index->keys[j] = KeyOf(running[j], standings);
+    index->job_gpus[j] = running[j].total_gpus();
+  }
+  index_ = std::move(index);
+}
+
+Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<NodeState>& nodes,
+                                 const std::vector<Standing>& standings, const ClusterScale& scale, TimePoint now,
+                                 PreemptionPlan* plan) const {
   *plan = PreemptionPlan();
-  Status st = CheckInputs(pending, running, nodes, standings);
+  Status st = CheckPending(pending, standings);
   if (!st.ok()) return st;
+  if (!valid_.ok()) return valid_;
+  st = ValidateNodes(nodes);
+  if (!st.ok()) return Status::InvalidArgument("preempt: " + st.message());
+  const std::vector<RunningJob>& running = running_;
 
   // It may fit already: then nothing is preempted, and packing says where.
   NodeChoice fits;
@@ -275,21 +316,13 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
     return Status::Ok();
   }
 
-  NodePositions positions(nodes);
-  Snapshot s{running, nodes, IndexJobsByNode(running, positions, nodes.size()), {}, {}, {}};
+  Snapshot s{running, nodes, index_->by_node, index_->keys, index_->job_gpus, {}};
   const Standing& pending_standing = StandingOf(pending.allocation, standings);
   double projected = ProjectedRatio(pending, pending_standing, scale);
   s.verdicts.resize(running.size());
-  s.keys.resize(running.size());
-  s.job_gpus.resize(running.size());
   for (size_t j = 0; j < running.size(); ++j) {
     const RunningJob& job = running[j];
-    s.verdicts[j] = Judge(pending, pending_standing, projected, job,
-                          StandingOf(job.allocation, standings), now);
-    if (IsAllowed(s.verdicts[j])) {
-      s.keys[j] = KeyOf(job, standings);
-      s.job_gpus[j] = job.total_gpus();
-    }
+    s.verdicts[j] = Judge(pending, pending_standing, projected, job, StandingOf(job.allocation, standings), now);
   }
 
   bool whole_nodes = pending.node_count > 1;

@@ -59,6 +59,7 @@
 #define SLURM_BUDGET_LIBBUDGET_PREEMPT_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,29 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
                         const std::vector<NodeState>& nodes,
                         const std::vector<Standing>& standings, const ClusterScale& scale,
                         TimePoint now, PreemptionPlan* plan);
+
+// ChoosePreemption for many pending jobs over the same running jobs: what
+// depends only on them (their standings checked, their nodes indexed, their
+// victim keys) is computed once. The choice is ChoosePreemption's exactly.
+// REQUIRES: `running` outlives the chooser; every `nodes` given to Choose
+// lists the nodes of the construction's `nodes` in the same order (free
+// GPUs and usability may differ); the standings given to Choose rank as the
+// construction's (window usage may differ: only the pending job's
+// projection reads it).
+class PreemptionChooser {
+ public:
+  PreemptionChooser(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
+                    const std::vector<Standing>& standings);
+  Status Choose(const JobShape& pending, const std::vector<NodeState>& nodes, const std::vector<Standing>& standings,
+                const ClusterScale& scale, TimePoint now, PreemptionPlan* plan) const;
+
+  struct Index;  // preempt.cc
+
+ private:
+  const std::vector<RunningJob>& running_;
+  Status valid_;
+  std::shared_ptr<const Index> index_;
+};
 
 // One log line explaining `plan` for `pending`, e.g.
 // "job 7 (alloc 2, 8 GPUs x 1 node): preempt job 3 (requeue, rule

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -341,6 +342,9 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
       }
     }
   }
+  // The preemption choices over the candidates as they stand (rebuilt
+  // when a preemption removes some).
+  std::unique_ptr<PreemptionChooser> chooser;
   // Quick-start jobs first (rule 3b of preempt.h), each group in the
   // given (core) order.
   bool quick_group = true;
@@ -366,7 +370,8 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
         if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
     }
     PreemptionPlan choice;
-    Status st = ChoosePreemption(shape, candidates, targets, standings, in.scale, now, &choice);
+    if (!chooser) chooser = std::make_unique<PreemptionChooser>(candidates, nodes, standings);
+    Status st = chooser->Choose(shape, targets, standings, in.scale, now, &choice);
     if (!st.ok()) {
       plan->log.push_back("no preemption for job " + std::to_string(shape.job_id) + ": " + st.message());
       continue;
@@ -378,6 +383,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     if (!choice.victims.empty()) {
       failed.clear();
       waiting->UnskipAll();
+      chooser.reset();  // the candidates change
       ++plan->jobs_served;
       if (in.explain) plan->log.push_back(DescribePlan(shape, choice));
       for (const Victim& v : choice.victims) {
