@@ -1,7 +1,7 @@
 // Drain at contract end: a node marked DRAIN (for repair) empties itself as
 // the contracts of its jobs allow, so nobody has to negotiate with owners.
 //
-// Rules (DESIGN.md, "Drain at contract end"):
+// Rules (doc/admin-guide.md, "Scheduling", *Drain at contract end*):
 //   - a job on a draining node whose protection is over (now >= start +
 //     min_runtime; unallocated work always) leaves NOW, with its contract
 //     action (requeue if resumable, cancel otherwise);

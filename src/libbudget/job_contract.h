@@ -2,7 +2,7 @@
 // (`sbatch --min-runtime=<time> --resumable`), the policy that admits it, and
 // the record that carries it on the job for every other part of the suite.
 //
-// Policy (issue 2):
+// Policy (doc/admin-guide.md, "The job contract"):
 //   - --min-runtime absent: DefaultMinRuntime applies (declared = false). A
 //     default longer than the job's time limit is cut to the time limit: a
 //     job that declared nothing is never refused for it.

@@ -121,7 +121,8 @@ void TestGoodNewestIsLoaded(void**) {
   assert_true(report.problems.empty());
 }
 
-// The damage of the restart: one flipped byte, or a truncation.
+// The damage a crash or a failing disk leaves: one flipped byte, or a
+// truncation.
 void AssertFallsBackFromDamagedNewest(void (*damage)(const std::string&)) {
   Dir dir;
   const std::string file = dir.File("ledger");

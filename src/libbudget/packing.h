@@ -1,7 +1,7 @@
 // Packing: which nodes a job should take, so that whole nodes stay free for
 // whole-node jobs, and how fragmented the free GPUs are.
 //
-// Rules (DESIGN.md, "Packing"):
+// Rules (doc/admin-guide.md, "Packing: which nodes a GPU job gets"):
 //   - A job of ONE node (any GPU count up to the node's size) goes to the
 //     usable node with the FEWEST free GPUs that still fits it (best fit).
 //     Ties: toward the fuller topology group (fewer free GPUs summed over

@@ -1,6 +1,6 @@
 // AllocationTree: who is entitled to what share of the cluster's GPU time.
 //
-// The tree is loaded from a JSON document (schema: issue 3, DESIGN.md 1):
+// The tree is loaded from a JSON document (schema):
 //   { "name": "cluster", "owners": ["director"], "children": [
 //       { "name": "llm", "share": 50, "owners": ["pi-llm"], "children": [
 //           { "name": "pretrain", "share": 70, "account": "pretrain" } ] } ] }

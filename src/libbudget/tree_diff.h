@@ -8,7 +8,7 @@
 // as sets), account/user binding, or (the root only) name changes, in path
 // order ("" = the root first).
 //
-// Ownership rule (DESIGN.md 1): a node's owners may change its descendants
+// Ownership rule: a node's owners may change its descendants
 // and nothing else. So a change to node N (share, owners, binding, name,
 // added, removed) is allowed for user U iff U is an owner, in `before`, of a
 // proper ancestor of N; for an added node, of one of its ancestors that

@@ -1,6 +1,6 @@
 // Engine: replays a workload under one policy, jumping from event to event,
-// through the scheduling loop production runs (DESIGN: one loop, modelled
-// by its parameters):
+// through the scheduling loop production runs (one loop, in the core,
+// modelled by its parameters):
 //
 //   - Slurm's MAIN SCHEDULER (libbudget/slurm_model.h RunMainScheduler) at
 //     every submission and job end, default_queue_depth jobs deep, and every
