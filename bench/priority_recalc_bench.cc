@@ -41,6 +41,8 @@
 #include "libbudget/ledger.h"
 #include "libbudget/ledger_file.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_file.h"
+#include "libbudget/history_cache.h"
 #include "libbudget/tree.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/job_view_cache.h"

@@ -48,6 +48,10 @@
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_reader.h"
+#include "libbudget/report_file.h"
+#include "libbudget/report_format.h"
+#include "libbudget/report_builders.h"
 #include "libbudget/tree.h"
 
 namespace {

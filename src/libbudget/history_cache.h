@@ -1,4 +1,4 @@
-// SubtreeHistoryCache: SubtreeDeliveredAndOwed (report_snapshot.h), kept
+// SubtreeHistoryCache: SubtreeDeliveredAndOwed (subtree_history.h), kept
 // from one report to the next and recomputed only where it can have
 // changed.
 //
@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "libbudget/ledger.h"
-#include "libbudget/report_snapshot.h"
+#include "libbudget/subtree_history.h"
 #include "libbudget/tree.h"
 
 namespace budget {

@@ -19,6 +19,10 @@
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_file.h"
+#include "libbudget/report_format.h"
+#include "libbudget/report_builders.h"
+#include "libbudget/subtree_history.h"
 #include "libbudget/tree.h"
 
 namespace {

@@ -28,6 +28,8 @@
 #include "libbudget/ledger.h"
 #include "libbudget/packing_state.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_reader.h"
+#include "libbudget/report_file.h"
 #include "libbudget/tree.h"
 #include "priority_budget/curl_library.h"
 #include "priority_budget/job_view.h"

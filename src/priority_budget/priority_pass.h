@@ -32,6 +32,7 @@
 #include "libbudget/ledger.h"
 #include "libbudget/order.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_builders.h"
 #include "libbudget/status.h"
 #include "libbudget/tree.h"
 #include "priority_budget/job_view.h"

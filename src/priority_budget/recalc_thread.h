@@ -36,6 +36,7 @@
 #include "libbudget/history_cache.h"
 #include "libbudget/ledger.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_file.h"
 #include "libbudget/status.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"

@@ -2,6 +2,8 @@
 #include "priority_budget/report_writer.h"
 
 #include "libbudget/packing_state.h"
+#include "libbudget/report_builders.h"
+#include "libbudget/history_cache.h"
 #include "priority_budget/usage_charging.h"
 
 namespace budget_prio {

@@ -24,6 +24,8 @@
 #include "libbudget/history_cache.h"
 #include "libbudget/ledger.h"
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_file.h"
+#include "libbudget/report_builders.h"
 #include "libbudget/status.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/priority_pass.h"

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_reader.h"
 #include "libbudget/time_string.h"
 #include "sbudget/history_chart.h"
 #include "sbudget/report_table.h"

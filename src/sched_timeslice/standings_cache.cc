@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_reader.h"
 
 namespace timeslice {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "libbudget/report_snapshot.h"
+#include "libbudget/report_file.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/pass_inputs.h"
 #include "sched_timeslice/standings_cache.h"
