@@ -3,6 +3,7 @@
 // encoding. Public API only; expected values worked out by hand above each
 // assertion.
 #include "libbudget/test_support.h"
+#include "libbudget/test_trees.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,29 +24,13 @@ using budget::PriorityFactors;
 using budget::Standing;
 using budget::Status;
 
-// The example of issue 3. Ids (pre-order): cluster 0, llm 1, pretrain 2,
-// posttrain 3, alice 4, bob 5, robotics 6, science 7.
-const char kExample[] = R"({ "name": "cluster", "owners": ["director"],
-  "children": [
-    { "name": "llm", "share": 50, "owners": ["pi-llm"], "children": [
-        { "name": "pretrain",  "share": 70, "account": "pretrain" },
-        { "name": "posttrain", "share": 30, "account": "posttrain", "children": [
-            { "name": "alice", "share": 2, "user": "alice" },
-            { "name": "bob",   "share": 1, "user": "bob" } ] } ] },
-    { "name": "robotics", "share": 30, "account": "robotics" },
-    { "name": "science",  "share": 20, "account": "science" } ] })";
-enum : NodeId { kCluster, kLlm, kPretrain, kPosttrain, kAlice, kBob, kRobotics, kScience };
+using budget::testing::kExampleTree;
+using budget::testing::ParseTreeOrFail;
+using namespace budget::testing;  // ExampleNode: kCluster .. kScience
 
 // 100 GPUs over a 1000 s window: 100,000 GPU-seconds in all.
 constexpr double kCapacity = 100;
 constexpr budget::Seconds kWindow = 1000;
-
-AllocationTree Parse(const std::string& json) {
-  AllocationTree tree;
-  Status s = AllocationTree::Parse(json, "t.json", &tree, nullptr);
-  if (!s.ok()) fail_msg("parse: %s", s.message().c_str());
-  return tree;
-}
 
 FairShareOrder Compute(const AllocationTree& tree, const std::vector<double>& usage,
                        const std::vector<double>& demand) {
@@ -62,7 +47,7 @@ const std::vector<double> kUsage = {0, 0, 6000, 0, 1000, 1000, 1000, 2000};
 const std::vector<double> kAllDemand = {0, 0, 1, 1, 1, 1, 1, 1};
 
 void TestStandingOfThe35PercentExample(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   // pretrain used exactly its 35% of 100,000 GPU-seconds.
   FairShareOrder order = Compute(tree, {0, 0, 35000, 0, 0, 0, 0, 0}, kAllDemand);
   // entitlement 0.5 x 0.7 = 0.35
@@ -77,7 +62,7 @@ void TestStandingOfThe35PercentExample(void**) {
 }
 
 void TestSiblingsRankMostUnderServedFirst(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   // Root: llm 8000, robotics 1000, science 2000 of U = 11000.
   //   llm      (8000/11000) / 0.5 = 1.4545
@@ -113,7 +98,7 @@ void TestSiblingsRankMostUnderServedFirst(void**) {
 }
 
 void TestNoUsageRanksByShareThenName(void**) {
-  AllocationTree tree = Parse(R"({"name":"c","children":[
+  AllocationTree tree = ParseTreeOrFail(R"({"name":"c","children":[
       {"name":"b","share":1,"account":"b"},{"name":"a","share":1,"account":"a"},
       {"name":"z","share":2,"account":"z"}]})");
   // U = 0: every ratio is 0, a tie. Higher share first (z: 2/4), then the
@@ -127,7 +112,7 @@ void TestNoUsageRanksByShareThenName(void**) {
 }
 
 void TestEqualRatiosTieDespiteRoundingNoise(void**) {
-  AllocationTree tree = Parse(R"({"name":"c","children":[
+  AllocationTree tree = ParseTreeOrFail(R"({"name":"c","children":[
       {"name":"a","share":1,"account":"a"},{"name":"b","share":3,"account":"b"},
       {"name":"c","share":1,"account":"c"}]})");
   // Shares 1/5, 3/5, 1/5; usage a 100, b 300, c 200 of U = 600:
@@ -141,7 +126,7 @@ void TestEqualRatiosTieDespiteRoundingNoise(void**) {
 }
 
 void TestChildWithoutDemandNeverBlocks(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   // As the ranking example, but robotics (the most under-served) has no
   // demand: it goes after science and llm, which have.
   std::vector<double> demand = kAllDemand;
@@ -173,7 +158,7 @@ void TestChildWithoutDemandNeverBlocks(void**) {
 }
 
 void TestZeroShareRanksLastAmongDemand(void**) {
-  AllocationTree tree = Parse(R"({"name":"c","children":[
+  AllocationTree tree = ParseTreeOrFail(R"({"name":"c","children":[
       {"name":"free","share":0,"account":"free"},
       {"name":"busy","share":1,"account":"busy"},
       {"name":"idle","share":1,"account":"idle"}]})");
@@ -195,7 +180,7 @@ void TestZeroShareRanksLastAmongDemand(void**) {
 }
 
 void TestInteriorNodeJobsAfterItsChildren(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   // carol has no node in posttrain: her job is charged to posttrain itself,
   // which ranks after alice and bob (4 > 3 > 2) but before pretrain (5).
@@ -209,7 +194,7 @@ void TestInteriorNodeJobsAfterItsChildren(void**) {
 }
 
 void TestUserPriorityOnlyInsideANode(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   // robotics ranks 0, science 1.
   PendingJob robotics_low{10, kRobotics, true, 0, 500};
@@ -229,7 +214,7 @@ void TestUserPriorityOnlyInsideANode(void**) {
 }
 
 void TestJobOrderFromACopyOfTheStandings(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   std::vector<Standing> standings;
   std::vector<PendingJob> jobs = {
       {10, kRobotics, true, 0, 500},   // robotics ranks 0
@@ -271,7 +256,7 @@ void TestJobOrderFromACopyOfTheStandings(void**) {
 }
 
 void TestAllocatedBeforeUnallocated(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   // Unallocated work of the best-ranked node (robotics, 0) with top user
   // priority still waits for allocated work of the worst (pretrain, 5).
@@ -285,7 +270,7 @@ void TestAllocatedBeforeUnallocated(void**) {
 }
 
 void TestPriorityEncoding(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   // 6 ranked nodes < 2^15: R = 15 rank bits, U = 16 user bits.
   assert_int_equal(order.rank_bits(), 15);
@@ -355,7 +340,7 @@ void CheckPriorityPreservesOrder(const FairShareOrder& order, std::vector<Pendin
 }
 
 void TestPriorityPreservesJobOrder(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   uint64_t state = 42;
   std::vector<PendingJob> jobs;
@@ -382,7 +367,7 @@ AllocationTree ManyAccounts() {
             R"(","share":1,"account":"a)" + std::to_string(i) + "\"}";
   }
   json += "]}";
-  return Parse(json);
+  return ParseTreeOrFail(json);
 }
 
 FairShareOrder RankManyAccounts(const AllocationTree& tree) {
@@ -451,7 +436,7 @@ void CheckDecodeRoundTrip(const FairShareOrder& order, const std::vector<Pending
 void TestGrantedPriorityIsNeverMade(void**) {
   // The top-ranked allocated job with the largest user priority would
   // encode all ones; it encodes one below, and all ones decodes as nothing.
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   PendingJob top{1, order.ranked_nodes()[0], true, UINT32_MAX, 0};
   assert_int_equal(order.Priority(top), budget::kGrantedPriority - 1);
@@ -460,7 +445,7 @@ void TestGrantedPriorityIsNeverMade(void**) {
 }
 
 void TestDecodePriorityRoundTrips(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order = Compute(tree, kUsage, kAllDemand);
   uint64_t state = 11;
   std::vector<PendingJob> jobs;
@@ -520,7 +505,7 @@ struct BadInput {
 };
 
 void TestBadInputsAreRefusedAndKeepThePreviousOrder(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   const std::vector<double> ok(8, 0.0);
   const BadInput cases[] = {
       {"short usage", std::vector<double>(7, 0.0), ok, 100, 1000,
@@ -548,7 +533,7 @@ void TestBadInputsAreRefusedAndKeepThePreviousOrder(void**) {
 }
 
 void TestRecomputeReusesTheObject(void**) {
-  AllocationTree tree = Parse(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   FairShareOrder order;
   assert_int_equal(order.size(), 0);
   assert_true(order.Compute(tree, kUsage, kAllDemand, kCapacity, kWindow).ok());

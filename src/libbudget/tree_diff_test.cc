@@ -1,5 +1,6 @@
-// Tests of DiffTrees and CheckEditAllowed on edits of the issue's example.
+// Tests of DiffTrees and CheckEditAllowed on edits of tree.h's example.
 #include "libbudget/test_support.h"
+#include "libbudget/test_trees.h"
 
 #include <string>
 #include <vector>
@@ -15,25 +16,10 @@ using budget::DiffTrees;
 using budget::NodeChange;
 using budget::Status;
 
-// Owners: director on the root, pi-llm on llm.
-const char kExample[] = R"({ "name": "cluster", "owners": ["director"],
-  "children": [
-    { "name": "llm", "share": 50, "owners": ["pi-llm"], "children": [
-        { "name": "pretrain",  "share": 70, "account": "pretrain" },
-        { "name": "posttrain", "share": 30, "account": "posttrain", "children": [
-            { "name": "alice", "share": 2, "user": "alice" },
-            { "name": "bob",   "share": 1, "user": "bob" } ] } ] },
-    { "name": "robotics", "share": 30, "account": "robotics" },
-    { "name": "science",  "share": 20, "account": "science" } ] })";
+using budget::testing::kExampleTree;
+using budget::testing::ParseTreeOrFail;
 
-AllocationTree Parse(const std::string& json) {
-  AllocationTree tree;
-  Status s = AllocationTree::Parse(json, "t.json", &tree, nullptr);
-  if (!s.ok()) fail_msg("parse: %s", s.message().c_str());
-  return tree;
-}
-
-// kExample with `from` replaced by `to` (which must occur exactly once).
+// kExampleTree with `from` replaced by `to` (which must occur exactly once).
 std::string Edit(std::string json, const std::string& from, const std::string& to) {
   const size_t at = json.find(from);
   if (at == std::string::npos || json.find(from, at + 1) != std::string::npos) {
@@ -44,7 +30,7 @@ std::string Edit(std::string json, const std::string& from, const std::string& t
 
 std::vector<std::string> DiffLines(const std::string& before, const std::string& after) {
   std::vector<std::string> lines;
-  for (const NodeChange& c : DiffTrees(Parse(before), Parse(after))) {
+  for (const NodeChange& c : DiffTrees(ParseTreeOrFail(before), ParseTreeOrFail(after))) {
     lines.push_back(c.Describe());
   }
   return lines;
@@ -61,7 +47,7 @@ void AssertLines(const std::vector<std::string>& got, const std::vector<std::str
 
 // pi-llm moves 10 points from pretrain to posttrain.
 std::string Rebalanced() {
-  return Edit(Edit(kExample, R"("share": 70)", R"("share": 60)"), R"("share": 30, "account": "posttrain")",
+  return Edit(Edit(kExampleTree, R"("share": 70)", R"("share": 60)"), R"("share": 30, "account": "posttrain")",
               R"("share": 40, "account": "posttrain")");
 }
 
@@ -69,12 +55,12 @@ void TestDiffOfAShareChange(void**) {
   // posttrain 0.5 x 0.3 = 0.15 -> 0.5 x 0.4 = 0.2; alice 2/3 of it:
   // 0.1 -> 0.1333; bob 1/3: 0.05 -> 0.0667; pretrain 0.35 -> 0.5 x 0.6 = 0.3.
   // Path order: "llm/posttrain" < ".../alice" < ".../bob" < "llm/pretrain".
-  AssertLines(DiffLines(kExample, Rebalanced()),
+  AssertLines(DiffLines(kExampleTree, Rebalanced()),
               {"llm/posttrain: share 30 -> 40, entitlement 0.15 -> 0.2",
                "llm/posttrain/alice: entitlement 0.1 -> 0.133333",
                "llm/posttrain/bob: entitlement 0.05 -> 0.0666667",
                "llm/pretrain: share 70 -> 60, entitlement 0.35 -> 0.3"});
-  const std::vector<NodeChange> changes = DiffTrees(Parse(kExample), Parse(Rebalanced()));
+  const std::vector<NodeChange> changes = DiffTrees(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(Rebalanced()));
   assert_true(changes[0].Has(NodeChange::kShare));
   assert_true(changes[1].Has(NodeChange::kEntitlement));
   assert_false(changes[1].IsEdit());
@@ -84,12 +70,12 @@ void TestDiffOfAShareChange(void**) {
 
 void TestDiffOfProportionalSharesIsEmpty(void**) {
   // 70:30 -> 7:3 changes shares but no entitlement.
-  std::string after = Edit(Edit(kExample, R"("share": 70)", R"("share": 7)"),
+  std::string after = Edit(Edit(kExampleTree, R"("share": 70)", R"("share": 7)"),
                            R"("share": 30, "account": "posttrain")",
                            R"("share": 3, "account": "posttrain")");
-  AssertLines(DiffLines(kExample, after),
+  AssertLines(DiffLines(kExampleTree, after),
               {"llm/posttrain: share 30 -> 3", "llm/pretrain: share 70 -> 7"});
-  AssertLines(DiffLines(kExample, kExample), {});
+  AssertLines(DiffLines(kExampleTree, kExampleTree), {});
 }
 
 void TestDiffOfAddedRemovedOwnersAndBindings(void**) {
@@ -99,13 +85,13 @@ void TestDiffOfAddedRemovedOwnersAndBindings(void**) {
   // 50/80 = 0.625, which changes every llm entitlement again:
   //   eval 0.625 x 0.2 = 0.125, pretrain 0.625 x 0.56 = 0.35,
   //   posttrain 0.625 x 0.24 = 0.15 (alice 0.1, bob 0.05) - back where they were.
-  std::string after = Edit(kExample, R"(,
+  std::string after = Edit(kExampleTree, R"(,
     { "name": "science",  "share": 20, "account": "science" } ] })", " ] }");
   after = Edit(after, R"({ "name": "pretrain",  "share": 70, "account": "pretrain" },)",
                R"({ "name": "pretrain",  "share": 70, "account": "pre2" },
                   { "name": "eval", "share": 25, "account": "eval" },)");
   after = Edit(after, R"("owners": ["pi-llm"])", R"("owners": ["sam", "pi-llm"])");
-  AssertLines(DiffLines(kExample, after),
+  AssertLines(DiffLines(kExampleTree, after),
               {"llm: owners [pi-llm] -> [pi-llm, sam], entitlement 0.5 -> 0.625",
                "llm/eval: added (share 25), entitlement 0 -> 0.125",
                "llm/pretrain: account pretrain -> pre2",
@@ -117,15 +103,15 @@ void TestOwnerMayRebalanceChildren(void**) {
   std::vector<std::string> violations;
   // pi-llm owns llm, a proper ancestor of pretrain and posttrain; alice's
   // and bob's entitlements move too, as consequences, not violations.
-  assert_true(CheckEditAllowed(Parse(kExample), Parse(Rebalanced()), "pi-llm", &violations).ok());
+  assert_true(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(Rebalanced()), "pi-llm", &violations).ok());
   assert_int_equal(violations.size(), 0);
   // The director owns the root, an ancestor of everything below it.
-  assert_true(CheckEditAllowed(Parse(kExample), Parse(Rebalanced()), "director", nullptr).ok());
+  assert_true(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(Rebalanced()), "director", nullptr).ok());
 }
 
 void TestNonOwnerMayNot(void**) {
   std::vector<std::string> violations;
-  Status s = CheckEditAllowed(Parse(kExample), Parse(Rebalanced()), "bob", &violations);
+  Status s = CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(Rebalanced()), "bob", &violations);
   assert_false(s.ok());
   // Two edited nodes, each one violation; entitlement-only changes are not.
   assert_int_equal(violations.size(), 2);
@@ -141,18 +127,18 @@ void TestNonOwnerMayNot(void**) {
 void TestOwnerMayNotChangeTheirOwnNode(void**) {
   // Owners change only descendants: pi-llm raising llm's own share is
   // forbidden; the director (owner of the root, llm's parent) may.
-  std::string after = Edit(kExample, R"("share": 50)", R"("share": 60)");
+  std::string after = Edit(kExampleTree, R"("share": 50)", R"("share": 60)");
   std::vector<std::string> violations;
-  Status s = CheckEditAllowed(Parse(kExample), Parse(after), "pi-llm", &violations);
+  Status s = CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(after), "pi-llm", &violations);
   assert_false(s.ok());
   assert_int_equal(violations.size(), 1);
   assert_string_equal(violations[0].c_str(),
                       "llm: share 50 -> 60: pi-llm owns none of its ancestors (cluster)");
-  assert_true(CheckEditAllowed(Parse(kExample), Parse(after), "director", nullptr).ok());
+  assert_true(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(after), "director", nullptr).ok());
   // Same for owners: pi-llm may not add a co-owner of llm.
-  after = Edit(kExample, R"("owners": ["pi-llm"])", R"("owners": ["pi-llm", "sam"])");
+  after = Edit(kExampleTree, R"("owners": ["pi-llm"])", R"("owners": ["pi-llm", "sam"])");
   violations.clear();
-  assert_false(CheckEditAllowed(Parse(kExample), Parse(after), "pi-llm", &violations).ok());
+  assert_false(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(after), "pi-llm", &violations).ok());
   assert_string_equal(violations[0].c_str(),
                       "llm: owners [pi-llm] -> [pi-llm, sam]: pi-llm owns none of its ancestors "
                       "(cluster)");
@@ -161,31 +147,31 @@ void TestOwnerMayNotChangeTheirOwnNode(void**) {
 void TestAddedAndRemovedNodes(void**) {
   // A new subtree under llm (llm/new and llm/new/sub): its ancestor llm
   // existed before and pi-llm owns it.
-  std::string added = Edit(kExample, R"({ "name": "pretrain",  "share": 70, "account": "pretrain" },)",
+  std::string added = Edit(kExampleTree, R"({ "name": "pretrain",  "share": 70, "account": "pretrain" },)",
                            R"({ "name": "pretrain",  "share": 70, "account": "pretrain" },
                               { "name": "new", "share": 0, "children": [
                                   { "name": "sub", "share": 1, "account": "sub" } ] },)");
-  assert_true(CheckEditAllowed(Parse(kExample), Parse(added), "pi-llm", nullptr).ok());
+  assert_true(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(added), "pi-llm", nullptr).ok());
   std::vector<std::string> violations;
   // Nobody owns robotics: adding below it needs the director.
-  std::string under_robotics = Edit(kExample, R"("share": 30, "account": "robotics" })",
+  std::string under_robotics = Edit(kExampleTree, R"("share": 30, "account": "robotics" })",
                                     R"("share": 30, "account": "robotics", "children": [
                                           { "name": "x", "share": 1 } ] })");
-  assert_false(CheckEditAllowed(Parse(kExample), Parse(under_robotics), "pi-llm", &violations).ok());
+  assert_false(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(under_robotics), "pi-llm", &violations).ok());
   assert_int_equal(violations.size(), 1);
   assert_string_equal(violations[0].c_str(),
                       "robotics/x: added (share 1): pi-llm owns none of its ancestors "
                       "(robotics, cluster)");
-  assert_true(CheckEditAllowed(Parse(kExample), Parse(under_robotics), "director", nullptr).ok());
+  assert_true(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(under_robotics), "director", nullptr).ok());
   // Removing posttrain removes alice and bob too: three changes, all under
   // llm, so pi-llm may; alice may not (she owns nothing).
-  std::string removed = Edit(kExample, R"(,
+  std::string removed = Edit(kExampleTree, R"(,
         { "name": "posttrain", "share": 30, "account": "posttrain", "children": [
             { "name": "alice", "share": 2, "user": "alice" },
             { "name": "bob",   "share": 1, "user": "bob" } ] } ] },)", " ] },");
-  assert_true(CheckEditAllowed(Parse(kExample), Parse(removed), "pi-llm", nullptr).ok());
+  assert_true(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(removed), "pi-llm", nullptr).ok());
   violations.clear();
-  assert_false(CheckEditAllowed(Parse(kExample), Parse(removed), "alice", &violations).ok());
+  assert_false(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(removed), "alice", &violations).ok());
   assert_int_equal(violations.size(), 3);
   assert_string_equal(violations[1].c_str(),
                       "llm/posttrain/alice: removed (share 2): alice owns none of its ancestors "
@@ -193,16 +179,16 @@ void TestAddedAndRemovedNodes(void**) {
 }
 
 void TestNobodyChangesTheRootInPlace(void**) {
-  std::string after = Edit(kExample, R"("owners": ["director"])", R"("owners": ["boss"])");
+  std::string after = Edit(kExampleTree, R"("owners": ["director"])", R"("owners": ["boss"])");
   std::vector<std::string> violations;
-  assert_false(CheckEditAllowed(Parse(kExample), Parse(after), "director", &violations).ok());
+  assert_false(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(after), "director", &violations).ok());
   assert_string_equal(violations[0].c_str(),
                       "cluster: owners [director] -> [boss]: the root has no ancestors; only an "
                       "administrator may change it");
   // A renamed root is a change of the root too.
-  after = Edit(kExample, R"("name": "cluster")", R"("name": "hpc")");
-  AssertLines(DiffLines(kExample, after), {"hpc: name cluster -> hpc"});
-  assert_false(CheckEditAllowed(Parse(kExample), Parse(after), "director", nullptr).ok());
+  after = Edit(kExampleTree, R"("name": "cluster")", R"("name": "hpc")");
+  AssertLines(DiffLines(kExampleTree, after), {"hpc: name cluster -> hpc"});
+  assert_false(CheckEditAllowed(ParseTreeOrFail(kExampleTree), ParseTreeOrFail(after), "director", nullptr).ok());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Tests of AllocationTree: the issue's example tree, lookups, and one case
+// Tests of AllocationTree: the example tree of tree.h, lookups, and one case
 // per validation error (table-driven), through the public API only.
 #include "libbudget/test_support.h"
+#include "libbudget/test_trees.h"
 
 #include <unistd.h>
 
@@ -18,26 +19,11 @@ using budget::kNoNode;
 using budget::NodeId;
 using budget::Status;
 
-// The example of issue 3.
-const char kExample[] = R"({ "name": "cluster", "owners": ["director"],
-  "children": [
-    { "name": "llm", "share": 50, "owners": ["pi-llm"], "children": [
-        { "name": "pretrain",  "share": 70, "account": "pretrain" },
-        { "name": "posttrain", "share": 30, "account": "posttrain", "children": [
-            { "name": "alice", "share": 2, "user": "alice" },
-            { "name": "bob",   "share": 1, "user": "bob" } ] } ] },
-    { "name": "robotics", "share": 30, "account": "robotics" },
-    { "name": "science",  "share": 20, "account": "science" } ] })";
-
-AllocationTree ParseOrFail(const std::string& json) {
-  AllocationTree tree;
-  Status s = AllocationTree::Parse(json, "t.json", &tree, nullptr);
-  if (!s.ok()) fail_msg("unexpected parse error: %s", s.message().c_str());
-  return tree;
-}
+using budget::testing::kExampleTree;
+using budget::testing::ParseTreeOrFail;
 
 void TestExampleShapeAndEntitlements(void**) {
-  AllocationTree tree = ParseOrFail(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   // cluster, llm, pretrain, posttrain, alice, bob, robotics, science.
   assert_int_equal(tree.size(), 8);
   const NodeId pretrain = tree.Find("llm/pretrain");
@@ -71,7 +57,7 @@ void TestExampleShapeAndEntitlements(void**) {
 }
 
 void TestZeroSharesNormalizeToZero(void**) {
-  AllocationTree tree = ParseOrFail(R"({"name":"c","children":[
+  AllocationTree tree = ParseTreeOrFail(R"({"name":"c","children":[
       {"name":"a","share":0},{"name":"b","share":0}]})");
   // 0 / (0 + 0): defined as 0, not NaN.
   assert_float_equal(tree.node(tree.Find("a")).normalized_share, 0.0, 0);
@@ -81,14 +67,14 @@ void TestZeroSharesNormalizeToZero(void**) {
 void TestHugeSharesWhoseSumIsFiniteKeepTheirProportions(void**) {
   // 8e307 + 8e307 = 1.6e308 < DBL_MAX: accepted, 1/2 each (before the sum
   // check, two of 1e308 loaded too, and both got 0).
-  AllocationTree tree = ParseOrFail(R"({"name":"c","children":[
+  AllocationTree tree = ParseTreeOrFail(R"({"name":"c","children":[
       {"name":"a","share":8e307},{"name":"b","share":8e307}]})");
   assert_float_equal(tree.node(tree.Find("a")).entitlement, 0.5, 1e-12);
   assert_float_equal(tree.node(tree.Find("b")).entitlement, 0.5, 1e-12);
 }
 
 void TestFindAndNodeFor(void**) {
-  AllocationTree tree = ParseOrFail(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   const NodeId posttrain = tree.Find("llm/posttrain");
   // alice has a node of her own inside posttrain.
   assert_int_equal(tree.NodeFor("posttrain", "alice"), tree.Find("llm/posttrain/alice"));
@@ -107,7 +93,7 @@ void TestFindAndNodeFor(void**) {
 }
 
 void TestOwnership(void**) {
-  AllocationTree tree = ParseOrFail(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   const NodeId llm = tree.Find("llm");
   assert_true(tree.IsOwner(llm, "pi-llm"));
   assert_false(tree.IsOwner(llm, "director"));
@@ -119,7 +105,7 @@ void TestOwnership(void**) {
 }
 
 void TestNestedAccountsBindUsersToTheNearest(void**) {
-  AllocationTree tree = ParseOrFail(R"({"name":"c","children":[
+  AllocationTree tree = ParseTreeOrFail(R"({"name":"c","children":[
       {"name":"org","share":1,"account":"org","children":[
         {"name":"team","share":1,"account":"team","children":[
           {"name":"dan","share":1,"user":"dan"}]}]}]})");
@@ -131,7 +117,7 @@ void TestNestedAccountsBindUsersToTheNearest(void**) {
 void TestCopiesOutliveTheOriginal(void**) {
   AllocationTree copy;
   {
-    AllocationTree original = ParseOrFail(kExample);
+    AllocationTree original = ParseTreeOrFail(kExampleTree);
     copy = original;
   }
   assert_int_equal(copy.Find("llm/pretrain"), 2);
@@ -262,7 +248,7 @@ std::vector<BadCase> BadCases() {
 // One cmocka test per row of BadCases(); the row comes in as the state.
 void TestValidationError(void** state) {
   const BadCase& c = *static_cast<const BadCase*>(*state);
-  AllocationTree tree = ParseOrFail(kExample);
+  AllocationTree tree = ParseTreeOrFail(kExampleTree);
   Status s = AllocationTree::Parse(c.json, "t.json", &tree, nullptr);
   if (s.ok()) fail_msg("%s: accepted", c.what);
   if (s.message() != c.error) {
@@ -276,9 +262,9 @@ void TestValidationError(void** state) {
 
 void TestLimitsAreInclusive(void**) {
   // Depth 16 and exactly 100,000 nodes (root + 99,999) are accepted.
-  AllocationTree deep = ParseOrFail(Chain(16));
+  AllocationTree deep = ParseTreeOrFail(Chain(16));
   assert_int_equal(deep.size(), 17);
-  AllocationTree wide = ParseOrFail(FlatTree(99999));
+  AllocationTree wide = ParseTreeOrFail(FlatTree(99999));
   assert_int_equal(wide.size(), 100000);
   // 1 / 99,999 each.
   assert_float_equal(wide.node(1).entitlement, 1.0 / 99999, 1e-15);
@@ -311,7 +297,7 @@ void TestParseFile(void**) {
   int fd = mkstemp(name);
   assert_true(fd >= 0);
   FILE* f = fdopen(fd, "w");
-  fputs(kExample, f);
+  fputs(kExampleTree, f);
   fclose(f);
   AllocationTree tree;
   Status s = AllocationTree::ParseFile(name, &tree, nullptr);
