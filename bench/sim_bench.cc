@@ -20,8 +20,8 @@
 #include <cstdio>
 #include <string>
 
-#include "libbudget/config.h"
-#include "libbudget/tree.h"
+#include "libbudget/config/config.h"
+#include "libbudget/state/tree.h"
 #include "sim/engine.h"
 #include "sim/generator.h"
 #include "sim/policy.h"

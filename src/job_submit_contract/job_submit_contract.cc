@@ -52,12 +52,12 @@ extern "C" {
 }
 #pragma GCC diagnostic pop
 
-#include "libbudget/config.h"
-#include "libbudget/config_watch.h"
-#include "libbudget/job_notes.h"
-#include "libbudget/job_contract.h"
-#include "libbudget/log_safe.h"
-#include "libbudget/time_string.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/config_watch.h"
+#include "libbudget/policy/job_notes.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/config/log_safe.h"
+#include "libbudget/config/time_string.h"
 #include "known_accounts.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
@@ -318,7 +318,7 @@ int RefusalCode(budget::UpdateVerdict verdict) {
 }
 
 // The reason of a refused update, where `sbudget explain` shows it: the
-// job's SystemComment (libbudget/job_notes.h), which no RPC can write, so
+// job's SystemComment (libbudget/policy/job_notes.h), which no RPC can write, so
 // the note cannot be forged; the job write lock is held. Slurm keeps what a
 // plugin sets on the record even when the update fails.
 void RecordRefusal(job_record_t* job_ptr, const std::string& reason) {

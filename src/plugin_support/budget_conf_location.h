@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "libbudget/config.h"
+#include "libbudget/config/config.h"
 #include "libbudget/status.h"
 
 namespace plugin_support {

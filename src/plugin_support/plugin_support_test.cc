@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"

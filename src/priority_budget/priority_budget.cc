@@ -6,7 +6,7 @@
 //   init/fini                       budget.conf, the recalc thread; at
 //                                   init, one warning when Slurm lets any
 //                                   user charge any account
-//                                   (libbudget/slurm_settings.h)
+//                                   (libbudget/config/slurm_settings.h)
 //   priority_p_set                  a new (or changed) job's priority from the
 //                                   last published order; marks the job
 //                                   changed for the recalc thread's cache
@@ -32,8 +32,8 @@
 #include <memory>
 #include <string>
 
-#include "libbudget/config.h"
-#include "libbudget/slurm_settings.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/slurm_settings.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
 #include "priority_budget/job_snapshot.h"

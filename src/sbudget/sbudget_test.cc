@@ -17,11 +17,11 @@
 
 #include <json-c/json.h>
 
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
-#include "libbudget/preemption_note.h"
-#include "libbudget/report_snapshot.h"
-#include "libbudget/report_file.h"
+#include "libbudget/policy/preemption_note.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_file.h"
 #include "sbudget/cli.h"
 #include "sbudget/explain.h"
 #include "sbudget/history_chart.h"

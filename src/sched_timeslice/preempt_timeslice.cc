@@ -7,7 +7,7 @@
 // them preemption is off (PREEMPT_DATA_ENABLED false), so their passes cost
 // what they cost without a preempt plugin. Every preemption is made by this
 // plugin's thread (timeslice_thread.h), every TimesliceInterval, through the
-// core's planner (libbudget/timeslice_plan.h): it counts a team's
+// core's planner (libbudget/policy/timeslice_plan.h): it counts a team's
 // preemptions and protected runs under way before granting the next (no
 // ping-pong), serves the waiting allocated jobs in the core's order, several
 // a pass, and hands the freed GPUs to the job they were freed for
@@ -17,7 +17,7 @@
 //
 // Entry points:
 //   init     budget.conf; in slurmctld warns once of each slurm.conf setting
-//            that works against the suite (libbudget/slurm_settings.h) and
+//            that works against the suite (libbudget/config/slurm_settings.h) and
 //            (unless scheduling is disabled) starts the thread. A bad
 //            budget.conf stops slurmctld with one fatal line naming file,
 //            line and key (elsewhere init() fails with it).
@@ -35,8 +35,8 @@
 #include <memory>
 #include <string>
 
-#include "libbudget/config.h"
-#include "libbudget/slurm_settings.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/slurm_settings.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
 #include "sched_timeslice/job_facts.h"

@@ -26,7 +26,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "libbudget/config.h"
+#include "libbudget/config/config.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
 #include "select_topo/slurm_headers.h"

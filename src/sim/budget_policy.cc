@@ -1,7 +1,7 @@
 #include "sim/budget_policy.h"
 
-#include "libbudget/job_contract.h"
-#include "libbudget/time_string.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/config/time_string.h"
 
 namespace budget {
 namespace sim {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include "sim/report_table.h"
 #include "sim/sim_test_util.h"

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/contract.h"
-#include "libbudget/preempt.h"
+#include "libbudget/config/config.h"
+#include "libbudget/policy/contract.h"
+#include "libbudget/policy/preempt.h"
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/cluster.h"
 #include "sim/pending_queue.h"
 #include "sim/sim_job.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/engine.h"
 #include "sim/workload.h"
 
