@@ -63,6 +63,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "libbudget/state/ledger.h"
@@ -86,6 +87,11 @@ Status WriteLedgerFile(const Ledger& ledger, const std::string& path);
 // exist; Corruption or IOError otherwise, with `*out` untouched.
 // REQUIRES: out != nullptr.
 Status LoadLedger(const std::string& file, Ledger* out);
+
+// The bytes SaveLedger writes, handed to `sink` in chunks of 1 MB (never
+// the whole file at once); the first error `sink` returns ends the stream
+// and is returned.
+Status StreamLedger(const Ledger& ledger, const std::function<Status(const char*, size_t)>& sink);
 
 // The bytes SaveLedger writes, and their parser; exposed for tests and for
 // tools that ship a ledger elsewhere. `name` is used in messages only.
