@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/ledger.h"
-#include "libbudget/ledger_file.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/state/ledger_file.h"
 
 namespace {
 

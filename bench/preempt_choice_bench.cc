@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "libbudget/preempt.h"
+#include "libbudget/policy/preempt.h"
 
 namespace {
 

@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "libbudget/ledger.h"
-#include "libbudget/order.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/policy/order.h"
+#include "libbudget/state/tree.h"
 
 namespace {
 

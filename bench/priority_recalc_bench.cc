@@ -37,11 +37,13 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "libbudget/config.h"
-#include "libbudget/ledger.h"
-#include "libbudget/ledger_file.h"
-#include "libbudget/report_snapshot.h"
-#include "libbudget/tree.h"
+#include "libbudget/config/config.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/state/ledger_file.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_file.h"
+#include "libbudget/report/history_cache.h"
+#include "libbudget/state/tree.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/job_view_cache.h"
 #include "priority_budget/priority_pass.h"

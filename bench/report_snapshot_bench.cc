@@ -45,10 +45,14 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "libbudget/ledger.h"
-#include "libbudget/order.h"
-#include "libbudget/report_snapshot.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/policy/order.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_reader.h"
+#include "libbudget/report/report_file.h"
+#include "libbudget/report/report_format.h"
+#include "libbudget/report/report_builders.h"
+#include "libbudget/state/tree.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/hero_plan.h"
-#include "libbudget/packing.h"
-#include "libbudget/packing_state.h"
+#include "libbudget/policy/hero_plan.h"
+#include "libbudget/policy/packing.h"
+#include "libbudget/policy/packing_state.h"
 
 namespace {
 

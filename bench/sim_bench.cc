@@ -1,4 +1,4 @@
-// Speed of the simulator (issue 7, item 5): a month of a 1,024-GPU cluster
+// Speed of the simulator: a month of a 1,024-GPU cluster
 // with 100,000 jobs under the budget policy, generated in-process by the
 // seeded generator; then 10x the jobs over 10x the days on the same cluster
 // (the same load, so the ratio shows how the cost per job grows: 10 is
@@ -20,8 +20,8 @@
 #include <cstdio>
 #include <string>
 
-#include "libbudget/config.h"
-#include "libbudget/tree.h"
+#include "libbudget/config/config.h"
+#include "libbudget/state/tree.h"
 #include "sim/engine.h"
 #include "sim/generator.h"
 #include "sim/policy.h"
@@ -97,7 +97,7 @@ double CpuSeconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-// Wall seconds of one run (the figure of the issue); *cpu gets the CPU
+// Wall seconds of one run (the benchmark's figure); *cpu gets the CPU
 // seconds, which do not depend on what else the machine runs.
 double RunSeconds(const Workload& w, const AllocationTree& tree, double days, RunOutput* out,
                   double* cpu) {

@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
-#include "libbudget/config.h"
-#include "libbudget/job_contract.h"
+#include "libbudget/config/config.h"
+#include "libbudget/policy/job_contract.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -4,7 +4,7 @@
 //   byte 0:   which options the loading ledger has (the current budget.conf),
 //             from kOptions below; differing from the file's options makes
 //             DecodeLedger rebucket
-//   byte 1-:  the payload (see src/libbudget/ledger_file.h)
+//   byte 1-:  the payload (see src/libbudget/state/ledger_file.h)
 // and the target wraps the payload in the header and CRC-32 that SaveLedger
 // writes.
 #include <cstddef>

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fuzz/fuzz_check.h"
-#include "libbudget/ledger.h"
-#include "libbudget/ledger_file.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/state/ledger_file.h"
 
 inline void CheckLedgerRoundTrip(const budget::Ledger& ledger, const budget::Ledger::Options& options) {
   const std::string bytes = budget::EncodeLedger(ledger);

@@ -2,7 +2,7 @@
 // SystemComment, read by JobNotesOf / ParseJobNotes and DepartureAt
 // (priority/budget, sbudget explain), and each note alone, read by
 // ParsePreemptionNote, ParseDrainNote and ParseRefusalNote.
-// Properties (src/libbudget/job_notes.h): ParseJobNotes accepts exactly what
+// Properties (src/libbudget/policy/job_notes.h): ParseJobNotes accepts exactly what
 // FormatJobNotes writes, so what it reads formats back to the same text; and
 // each writer replaces its own note and keeps the other's.
 #include <cstddef>
@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
-#include "libbudget/job_notes.h"
-#include "libbudget/preemption_note.h"
+#include "libbudget/policy/job_notes.h"
+#include "libbudget/policy/preemption_note.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

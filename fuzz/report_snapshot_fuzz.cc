@@ -7,7 +7,9 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_reader.h"
+#include "libbudget/report/report_format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);

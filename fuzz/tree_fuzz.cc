@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   // A loaded tree answers the lookups the plugins make for every job, and
-  // its shares are fractions (src/libbudget/tree.h, "Shares").
+  // its shares are fractions (src/libbudget/state/tree.h, "Shares").
   for (budget::NodeId id = 0; id < static_cast<budget::NodeId>(tree.size()); ++id) {
     const budget::TreeNode& n = tree.node(id);
     FUZZ_CHECK(std::isfinite(n.normalized_share) && n.normalized_share >= 0 && n.normalized_share <= 1,

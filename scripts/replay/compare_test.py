@@ -180,7 +180,7 @@ class CompressTest(unittest.TestCase):
         # A key added to the core's parser must get a compression rule (or be
         # kept on purpose): otherwise a site's budget.conf is refused, or a
         # window of it replays uncompressed.
-        config = os.path.join(HERE, "..", "..", "src", "libbudget", "config.cc")
+        config = os.path.join(HERE, "..", "..", "src", "libbudget", "config", "config.cc")
         with open(config) as f:
             text = f.read()
         table = text[text.index("kKeys[] = {"):]

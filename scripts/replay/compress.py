@@ -53,7 +53,7 @@ from slurmtime import format_hms, parse_duration  # noqa: E402
 NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime", "resumable", "priority",
                  "time_limit"]
 
-# budget.conf keys: built-in defaults (src/libbudget/config.h) and how they
+# budget.conf keys: built-in defaults (src/libbudget/config/config.h) and how they
 # scale. "window": round(x / F), >= 1 s; "window0": the same but 0 stays 0;
 # "interval": whole seconds, max(1, round(x / F)); "keep": unchanged;
 # "drop": left out.
@@ -77,7 +77,7 @@ CONF_KEYS = [
 ]
 
 # SchedulerParameters the compression rescales, with Slurm 22.05's defaults
-# (src/libbudget/scheduler_params.h): seconds, except bf_window (minutes).
+# (src/libbudget/policy/scheduler_params.h): seconds, except bf_window (minutes).
 SCHED_KEYS = [("sched_interval", 60), ("bf_interval", 30), ("bf_resolution", 60), ("bf_window", 1440)]
 
 

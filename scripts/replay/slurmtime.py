@@ -1,4 +1,4 @@
-"""Slurm's time strings, as src/libbudget/time_string.h reads them.
+"""Slurm's time strings, as src/libbudget/config/time_string.h reads them.
 
 parse_duration("15") == 900 (a plain number is minutes), "M:S", "H:M:S",
 "D-H", "D-H:M", "D-H:M:S". Fields are not range-checked, as in Slurm.

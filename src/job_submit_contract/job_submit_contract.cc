@@ -52,13 +52,15 @@ extern "C" {
 }
 #pragma GCC diagnostic pop
 
-#include "libbudget/config.h"
-#include "libbudget/config_watch.h"
-#include "libbudget/job_notes.h"
-#include "libbudget/job_contract.h"
-#include "libbudget/log_safe.h"
-#include "libbudget/time_string.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/config_watch.h"
+#include "libbudget/policy/job_notes.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/config/log_safe.h"
+#include "libbudget/config/time_string.h"
 #include "known_accounts.h"
+#include "plugin_support/budget_conf_location.h"
+#include "plugin_support/guarded_call.h"
 
 extern "C" {
 extern const char plugin_name[] = "Job contract (--min-runtime, --resumable) plugin";
@@ -316,7 +318,7 @@ int RefusalCode(budget::UpdateVerdict verdict) {
 }
 
 // The reason of a refused update, where `sbudget explain` shows it: the
-// job's SystemComment (libbudget/job_notes.h), which no RPC can write, so
+// job's SystemComment (libbudget/policy/job_notes.h), which no RPC can write, so
 // the note cannot be forged; the job write lock is held. Slurm keeps what a
 // plugin sets on the record even when the update fails.
 void RecordRefusal(job_record_t* job_ptr, const std::string& reason) {
@@ -371,31 +373,30 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
   return SLURM_SUCCESS;
 }
 
+int Init() {
+  auto watch = std::make_unique<budget::BudgetConfigWatch>(plugin_support::BudgetConfPath(slurm_conf.slurm_conf));
+  budget::BudgetConfig config;
+  bool missing = false;
+  budget::Status st = watch->Load(&config, &missing);
+  // One fatal line naming file, line and key, the last line slurmctld
+  // prints (were init() to fail, Slurm would end with a line of its own).
+  if (!st.ok()) fatal("job_submit/contract: %s", st.message().c_str());
+  if (missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  g_settings = SettingsFor(config);
+  g_watch = std::move(watch);
+  AnnounceSettings("loaded", config);
+  return SLURM_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
 
 int init(void) {
-  try {
-    const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
-    auto watch = std::make_unique<budget::BudgetConfigWatch>(
-        budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf"));
-    budget::BudgetConfig config;
-    bool missing = false;
-    budget::Status st = watch->Load(&config, &missing);
-    // One fatal line naming file, line and key, the last line slurmctld
-    // prints (were init() to fail, Slurm would end with a line of its own).
-    if (!st.ok()) fatal("job_submit/contract: %s", st.message().c_str());
-    if (missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
-    std::lock_guard<std::mutex> lock(g_settings_mutex);
-    g_settings = SettingsFor(config);
-    g_watch = std::move(watch);
-    AnnounceSettings("loaded", config);
-    return SLURM_SUCCESS;
-  } catch (...) {
-    error("job_submit/contract: init failed on an internal error");
-    return SLURM_ERROR;
-  }
+  return plugin_support::GuardedCall(SLURM_ERROR, Init, [](const char* why) {
+    error("job_submit/contract: init failed on an internal error: %s", why);
+  });
 }
 
 int fini(void) {

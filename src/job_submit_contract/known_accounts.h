@@ -17,7 +17,7 @@
 #include <mutex>
 #include <string>
 
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 
 namespace budget_submit {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <ctime>
 
-#include "libbudget/job_notes.h"
+#include "libbudget/policy/job_notes.h"
 #include "priority_budget/slurm_headers.h"
 
 namespace budget_prio {
@@ -26,7 +26,7 @@ double NodeGpus(const node_record_t* node) {
   return gpus > 0 ? gpus : GpuCountFromGresSpec(OrEmpty(node->gres));
 }
 
-// libbudget/gpu_count.h.
+// libbudget/config/gpu_count.h.
 double JobGpus(const job_record_t* job, JobPhase phase) {
   bool pending = phase == JobPhase::kPending;
   budget::JobGpuStrings strings;
@@ -66,7 +66,7 @@ JobFingerprint FingerprintOf(const job_record_t* job, JobPhase phase) {
 // once Slurm has finished requeuing it (batch_requeue_fini() in
 // slurmctld/job_mgr.c sets end_time to 0, moments after the requeue): then
 // the time in the preemption or drain note preempt/timeslice left in its
-// SystemComment (libbudget/job_notes.h: only slurmctld writes it, never a
+// SystemComment (libbudget/policy/job_notes.h: only slurmctld writes it, never a
 // user; the note is written in the pass that requeues the job, so it is
 // the run's end to the second). A note dated after now is refused (the
 // clock was set back). Without one (scontrol requeue, a node failure) 0:

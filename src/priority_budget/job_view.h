@@ -16,7 +16,7 @@
 // moves a job past another team's. `--priority` (operators only) sets a
 // fixed priority that the plugin leaves alone (direct_set_prio).
 //
-// GPUs. A job's GPU count follows libbudget/gpu_count.h (its TRES, else its
+// GPUs. A job's GPU count follows libbudget/config/gpu_count.h (its TRES, else its
 // GPU request); the cluster's capacity is the nodes' `gres/gpu` TRES, else
 // their Gres=.
 //
@@ -31,10 +31,10 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "libbudget/gpu_count.h"
-#include "libbudget/job_contract.h"
+#include "libbudget/config/gpu_count.h"
+#include "libbudget/policy/job_contract.h"
 #include "libbudget/standing.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 
 namespace budget_prio {
 
@@ -80,7 +80,7 @@ constexpr uint32_t kMaxUserPriority = 65534;
 // kNeutralUserPriority - nice, clamped to [0, kMaxUserPriority].
 uint32_t UserPriorityFromNice(int64_t nice);
 
-// The GPU counts of Slurm's strings (libbudget/gpu_count.h), under the
+// The GPU counts of Slurm's strings (libbudget/config/gpu_count.h), under the
 // names this adapter's code and tests use.
 using budget::GpuCountFromGresSpec;
 using budget::GpuCountFromTres;

@@ -64,7 +64,7 @@
 #include <utility>
 #include <vector>
 
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "priority_budget/job_view.h"
 
 namespace budget_prio {

@@ -5,7 +5,7 @@
 // one, which is saved), and the atomic state files. Expected values worked
 // out by hand above each assertion. Also the job view cache (what a pass
 // rebuilds) and the changed-job marks.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -24,11 +24,13 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/job_contract.h"
-#include "libbudget/ledger.h"
-#include "libbudget/packing_state.h"
-#include "libbudget/report_snapshot.h"
-#include "libbudget/tree.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/policy/packing_state.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_reader.h"
+#include "libbudget/report/report_file.h"
+#include "libbudget/state/tree.h"
 #include "priority_budget/curl_library.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/job_view_cache.h"

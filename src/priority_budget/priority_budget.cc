@@ -6,7 +6,7 @@
 //   init/fini                       budget.conf, the recalc thread; at
 //                                   init, one warning when Slurm lets any
 //                                   user charge any account
-//                                   (libbudget/slurm_settings.h)
+//                                   (libbudget/config/slurm_settings.h)
 //   priority_p_set                  a new (or changed) job's priority from the
 //                                   last published order; marks the job
 //                                   changed for the recalc thread's cache
@@ -32,8 +32,10 @@
 #include <memory>
 #include <string>
 
-#include "libbudget/config.h"
-#include "libbudget/slurm_settings.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/slurm_settings.h"
+#include "plugin_support/budget_conf_location.h"
+#include "plugin_support/guarded_call.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"
 #include "priority_budget/priority_pass.h"
@@ -51,11 +53,6 @@ namespace {
 
 budget_prio::PluginState g_state;
 std::unique_ptr<budget_prio::RecalcThread> g_thread;
-
-std::string BudgetConfPath() {
-  const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
-  return budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
-}
 
 // Whether a plugin that reads the standings file runs in this slurmctld.
 bool TimesliceConfigured() {
@@ -79,10 +76,11 @@ void WarnIfAnyUserMayChargeAnyAccount() {
 }
 
 int Init() {
-  std::string path = BudgetConfPath();
-  budget::BudgetConfig config;
-  bool missing = false;
-  budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+  plugin_support::LoadedBudgetConf conf;
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, &conf);
+  const std::string& path = conf.path;
+  const budget::BudgetConfig& config = conf.config;
+  const bool missing = conf.missing;
   // One fatal line naming file, line and key: the last line slurmctld prints.
   if (!st.ok()) fatal("priority/budget: %s", st.message().c_str());
   if (missing || config.budget_tree.empty()) {
@@ -123,23 +121,15 @@ uint32_t InitialPriority(job_record_t* job_ptr) {
 extern "C" {
 
 int init(void) {
-  try {
-    return Init();
-  } catch (const std::exception& e) {
-    error("priority/budget: init failed on an internal error: %s", e.what());
-  } catch (...) {
-    error("priority/budget: init failed on an internal error");
-  }
-  return SLURM_ERROR;
+  return plugin_support::GuardedCall(SLURM_ERROR, Init, [](const char* why) {
+    error("priority/budget: init failed on an internal error: %s", why);
+  });
 }
 
 int fini(void) {
-  try {
-    if (g_thread) g_thread->Stop();
-    g_thread.reset();
-  } catch (...) {
-    error("priority/budget: fini failed on an internal error");
-  }
+  plugin_support::GuardedRun([] { plugin_support::StopAndReset(&g_thread); }, [](const char* why) {
+    error("priority/budget: fini failed on an internal error: %s", why);
+  });
   return SLURM_SUCCESS;
 }
 

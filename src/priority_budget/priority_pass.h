@@ -28,12 +28,13 @@
 #include <utility>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/ledger.h"
-#include "libbudget/order.h"
-#include "libbudget/report_snapshot.h"
+#include "libbudget/config/config.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/policy/order.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_builders.h"
 #include "libbudget/status.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "priority_budget/job_view.h"
 
 namespace budget_prio {

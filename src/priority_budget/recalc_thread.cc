@@ -12,11 +12,11 @@
 #include <unordered_set>
 #include <utility>
 
-#include "libbudget/ledger_generations.h"
-#include "libbudget/packing_state.h"
-#include "libbudget/pass_clock.h"
-#include "libbudget/report_snapshot.h"
-#include "libbudget/time_string.h"
+#include "libbudget/state/ledger_generations.h"
+#include "libbudget/policy/packing_state.h"
+#include "libbudget/policy/pass_clock.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/config/time_string.h"
 #include "priority_budget/priority_pass.h"
 #include "priority_budget/report_writer.h"
 #include "priority_budget/slurm_headers.h"
@@ -213,7 +213,7 @@ void RecalcThread::Run() {
     }
     std::unique_lock<std::mutex> lock(mutex_);
     // The next pass at the next whole multiple of RecalcInterval on the
-    // wall clock, kRecalcOffset into its second (libbudget/pass_clock.h).
+    // wall clock, kRecalcOffset into its second (libbudget/policy/pass_clock.h).
     const double wall = WallSeconds();
     const double next = budget::NextAlignedTime(wall, config_.recalc_interval, budget::kRecalcOffset);
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(next - wall));

@@ -32,10 +32,11 @@
 #include <thread>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/history_cache.h"
-#include "libbudget/ledger.h"
-#include "libbudget/report_snapshot.h"
+#include "libbudget/config/config.h"
+#include "libbudget/report/history_cache.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_file.h"
 #include "libbudget/status.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"

@@ -1,7 +1,9 @@
 // Report writer: see report_writer.h.
 #include "priority_budget/report_writer.h"
 
-#include "libbudget/packing_state.h"
+#include "libbudget/policy/packing_state.h"
+#include "libbudget/report/report_builders.h"
+#include "libbudget/report/history_cache.h"
 #include "priority_budget/usage_charging.h"
 
 namespace budget_prio {

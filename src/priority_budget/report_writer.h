@@ -1,5 +1,5 @@
 // Report writer: after each pass, the report snapshot that `sbudget` reads
-// (libbudget/report_snapshot.h, <StateSaveLocation>/budget_report.json):
+// (libbudget/report/report_snapshot.h, <StateSaveLocation>/budget_report.json):
 // the tree with each node's standing, owed and delivered GPU time and
 // running/pending GPUs, and the running jobs with what they are charged to
 // and their protection end, exactly as the pass decided. Pending jobs are
@@ -20,10 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/history_cache.h"
-#include "libbudget/ledger.h"
-#include "libbudget/report_snapshot.h"
+#include "libbudget/config/config.h"
+#include "libbudget/report/history_cache.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_file.h"
+#include "libbudget/report/report_builders.h"
 #include "libbudget/status.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/priority_pass.h"
@@ -48,7 +50,7 @@ budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& j
                            budget::ReportSnapshot* report, budget::SubtreeHistoryCache* history_cache = nullptr);
 
 // Copies select/topo's fragmentation figure from its state file
-// (libbudget/packing_state.h, <StateSaveLocation>/select_topo_state.json)
+// (libbudget/policy/packing_state.h, <StateSaveLocation>/select_topo_state.json)
 // into *report, so that the report holds it wherever it is read. No file
 // (select/topo not configured): has_fragmentation false, Ok. A file that
 // does not parse: has_fragmentation false and the error, for the log.

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
 
 namespace budget_prio {
 

@@ -30,7 +30,7 @@
 
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "priority_budget/tree_source.h"
 
 namespace budget_prio {

@@ -27,7 +27,7 @@
 //   - Pending allocated jobs that are not held charge demand: GPUs x
 //     [last_pass, now). Running allocated jobs charge demand with their
 //     occupancy (Ledger::ChargeRunningJob). Free work (min_runtime 0) is no
-//     demand: nobody is owed time for it (libbudget/metrics.h).
+//     demand: nobody is owed time for it (libbudget/state/metrics.h).
 //   - Jobs whose account maps to no tree node (UnknownAccount=unallocated)
 //     are never charged.
 //   - Cursors of jobs that no longer appear (purged by slurmctld) are
@@ -39,9 +39,9 @@
 
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/ledger.h"
-#include "libbudget/tree.h"
+#include "libbudget/config/config.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/state/tree.h"
 #include "priority_budget/job_view.h"
 
 namespace budget_prio {

@@ -12,8 +12,9 @@
 #include <optional>
 #include <sstream>
 
-#include "libbudget/report_snapshot.h"
-#include "libbudget/time_string.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_reader.h"
+#include "libbudget/config/time_string.h"
 #include "sbudget/history_chart.h"
 #include "sbudget/report_table.h"
 #include "sbudget/snapshot_locate.h"

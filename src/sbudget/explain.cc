@@ -1,7 +1,7 @@
 // sbudget explain (explain.h).
 #include "sbudget/explain.h"
 
-#include "libbudget/preemption_note.h"
+#include "libbudget/policy/preemption_note.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,11 +9,11 @@
 
 #include <json-c/json.h>
 
-#include "libbudget/job_contract.h"
-#include "libbudget/job_notes.h"
-#include "libbudget/log_safe.h"
-#include "libbudget/order.h"
-#include "libbudget/time_string.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/policy/job_notes.h"
+#include "libbudget/config/log_safe.h"
+#include "libbudget/policy/order.h"
+#include "libbudget/config/time_string.h"
 #include "sbudget/report_table.h"
 
 namespace sbudget {

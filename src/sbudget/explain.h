@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
 #include "libbudget/status.h"
 
 namespace sbudget {
@@ -40,7 +40,7 @@ struct SlurmJob {
   std::string user;
   std::string account;
   std::string admin_comment;
-  // The suite's notes (libbudget/job_notes.h): the departure note of
+  // The suite's notes (libbudget/policy/job_notes.h): the departure note of
   // preempt/timeslice, the refusal of job_submit/contract.
   std::string system_comment;
   uint32_t priority = 0;
@@ -51,7 +51,7 @@ struct SlurmJob {
   budget::TimePoint estimated_start = 0;
   uint32_t restart_count = 0;        // times requeued
   bool requeue = false;              // Requeue=1: Slurm may requeue it
-  uint32_t gpus = 0;  // asked for (pending) or held (libbudget/gpu_count.h)
+  uint32_t gpus = 0;  // asked for (pending) or held (libbudget/config/gpu_count.h)
 };
 
 // A pending job placed in the queue: Slurm's record read through the

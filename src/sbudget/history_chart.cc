@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "libbudget/time_string.h"
+#include "libbudget/config/time_string.h"
 #include "sbudget/report_table.h"
 
 namespace sbudget {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
 
 namespace sbudget {
 

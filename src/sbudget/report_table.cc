@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "libbudget/time_string.h"
+#include "libbudget/config/time_string.h"
 
 namespace sbudget {
 

@@ -17,10 +17,11 @@
 
 #include <json-c/json.h>
 
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
-#include "libbudget/preemption_note.h"
-#include "libbudget/report_snapshot.h"
+#include "libbudget/policy/preemption_note.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_file.h"
 #include "sbudget/cli.h"
 #include "sbudget/explain.h"
 #include "sbudget/history_chart.h"
@@ -71,7 +72,7 @@ SnapshotJob Job(uint32_t id, SnapshotJobState state, const char* path, uint32_t 
   return j;
 }
 
-// The tree of issue 3 on 80 GPUs. Ranks: alice 0, bob 1, posttrain 2,
+// The example tree of tree.h on 80 GPUs. Ranks: alice 0, bob 1, posttrain 2,
 // pretrain 3, robotics 4, science 5.
 ReportSnapshot Fixture() {
   const uint32_t kNo = budget::FairShareOrder::kNoRank;

@@ -9,7 +9,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include "libbudget/gpu_count.h"
+#include "libbudget/config/gpu_count.h"
 
 // Exported by libslurm (src/common/slurm_protocol_defs.c) but not declared
 // in its public headers; these are the names scontrol itself prints.

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "libbudget/config.h"
-#include "libbudget/time_string.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/time_string.h"
 
 namespace sbudget {
 

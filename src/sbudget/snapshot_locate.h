@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
 #include "libbudget/status.h"
 
 namespace sbudget {

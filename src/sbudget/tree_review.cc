@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "libbudget/tree.h"
-#include "libbudget/tree_diff.h"
+#include "libbudget/state/tree.h"
+#include "libbudget/state/tree_diff.h"
 
 namespace sbudget {
 

@@ -4,9 +4,9 @@
 #include <csignal>
 #include <ctime>
 
-#include "libbudget/job_notes.h"
-#include "libbudget/order.h"
-#include "libbudget/preemption_note.h"
+#include "libbudget/policy/job_notes.h"
+#include "libbudget/policy/order.h"
+#include "libbudget/policy/preemption_note.h"
 #include "sched_timeslice/slurm_headers.h"
 
 namespace timeslice {

@@ -3,11 +3,11 @@
 // itself (requeue or cancel), and the "empty by" promise in a draining
 // node's reason.
 //
-// The reason goes into the job's SystemComment (libbudget/job_notes.h: no
+// The reason goes into the job's SystemComment (libbudget/policy/job_notes.h: no
 // user, not even an operator, can write it through Slurm, so nothing a user
 // writes is read back as a note), which `scontrol show job` and `squeue -O
 // system_comment` show and sbudget reads, e.g. the core's preemption note
-// (libbudget/preemption_note.h FormatPreemptionNote)
+// (libbudget/policy/preemption_note.h FormatPreemptionNote)
 //   preempted by job 13 at 2026-11-29T09:10:00 (rule: unallocated)
 // Slurm's own state_desc is overwritten by the requeue, the SystemComment
 // is not. The user's own Comment is left alone.
@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string>
 
-#include "libbudget/contract.h"
+#include "libbudget/policy/contract.h"
 #include "libbudget/standing.h"
 
 namespace timeslice {
@@ -41,7 +41,7 @@ bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::Preempt
 bool SetNodeEmptyBy(int32_t index, budget::TimePoint when);
 
 // Gives pending job `job_id` the top priority (kGrantedPriority,
-// libbudget/order.h) until priority/budget's next pass: the victims freed
+// libbudget/policy/order.h) until priority/budget's next pass: the victims freed
 // GPUs for it, and Slurm's scheduler, run when they end, must try it first.
 // Returns false if the job is gone, no longer pending, held or has a
 // priority set by an operator.

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "libbudget/gpu_count.h"
+#include "libbudget/config/gpu_count.h"
 #include "sched_timeslice/slurm_headers.h"
 
 namespace timeslice {

@@ -3,7 +3,7 @@
 // values, so that every decision runs on copies, outside slurmctld's locks,
 // through the core library (contract.h, preempt.h, drain.h).
 //
-// GPUs: the core's one rule (libbudget/gpu_count.h), as priority/budget
+// GPUs: the core's one rule (libbudget/config/gpu_count.h), as priority/budget
 // and sbudget count them: a job's from its TRES, else its request; a node's
 // from its TRES, else its Gres. A multi-node job holds the same number of
 // GPUs on each node (Slurm's per-node request).
@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/contract.h"
-#include "libbudget/job_contract.h"
-#include "libbudget/packing.h"
+#include "libbudget/policy/contract.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/policy/packing.h"
 #include "sched_timeslice/standings_cache.h"
 
 namespace timeslice {

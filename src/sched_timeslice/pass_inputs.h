@@ -1,8 +1,8 @@
 // Pass inputs: one time-slicing pass's view of the controller, as the
-// core's planner wants it (libbudget/timeslice_plan.h): the thread's copies
+// core's planner wants it (libbudget/policy/timeslice_plan.h): the thread's copies
 // of the job and node records (job_facts.h) translated through the
 // standings priority/budget published (standings_cache.h) and the hero hold
-// select/topo published (libbudget/packing_state.h). Slurm-free.
+// select/topo published (libbudget/policy/packing_state.h). Slurm-free.
 //
 //   running  every running job (not completing), allocation from the tree
 //   waiting  pending jobs waiting only for resources or priority, with
@@ -18,8 +18,8 @@
 
 #include <vector>
 
-#include "libbudget/packing_state.h"
-#include "libbudget/timeslice_plan.h"
+#include "libbudget/policy/packing_state.h"
+#include "libbudget/policy/timeslice_plan.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/standings_cache.h"
 

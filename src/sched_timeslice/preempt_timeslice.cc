@@ -7,7 +7,7 @@
 // them preemption is off (PREEMPT_DATA_ENABLED false), so their passes cost
 // what they cost without a preempt plugin. Every preemption is made by this
 // plugin's thread (timeslice_thread.h), every TimesliceInterval, through the
-// core's planner (libbudget/timeslice_plan.h): it counts a team's
+// core's planner (libbudget/policy/timeslice_plan.h): it counts a team's
 // preemptions and protected runs under way before granting the next (no
 // ping-pong), serves the waiting allocated jobs in the core's order, several
 // a pass, and hands the freed GPUs to the job they were freed for
@@ -17,7 +17,7 @@
 //
 // Entry points:
 //   init     budget.conf; in slurmctld warns once of each slurm.conf setting
-//            that works against the suite (libbudget/slurm_settings.h) and
+//            that works against the suite (libbudget/config/slurm_settings.h) and
 //            (unless scheduling is disabled) starts the thread. A bad
 //            budget.conf stops slurmctld with one fatal line naming file,
 //            line and key (elsewhere init() fails with it).
@@ -35,8 +35,10 @@
 #include <memory>
 #include <string>
 
-#include "libbudget/config.h"
-#include "libbudget/slurm_settings.h"
+#include "libbudget/config/config.h"
+#include "libbudget/config/slurm_settings.h"
+#include "plugin_support/budget_conf_location.h"
+#include "plugin_support/guarded_call.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/slurm_headers.h"
 #include "sched_timeslice/timeslice_thread.h"
@@ -54,18 +56,17 @@ budget::Seconds g_default_min_runtime = 0;
 std::unique_ptr<timeslice::TimesliceThread> g_thread;
 
 bool LoadThreadConfig(timeslice::ThreadConfig* out) {
-  const char* conf = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : "/etc/slurm/slurm.conf";
-  std::string path = budget::BudgetConfigPathBeside(conf);
-  budget::BudgetConfig config;
-  bool missing = false;
-  budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+  plugin_support::LoadedBudgetConf conf;
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, &conf);
+  const std::string& path = conf.path;
+  const budget::BudgetConfig& config = conf.config;
   if (!st.ok()) {
     // The last line slurmctld prints, and the only one about it.
     if (running_in_slurmctld()) fatal("preempt/timeslice: %s", st.message().c_str());
     error("preempt/timeslice: %s", st.message().c_str());
     return false;
   }
-  if (missing) info("preempt/timeslice: %s does not exist: budget.conf defaults apply", path.c_str());
+  if (conf.missing) info("preempt/timeslice: %s does not exist: budget.conf defaults apply", path.c_str());
   out->budget_conf = path;
   out->interval = config.timeslice_interval;
   out->default_min_runtime = config.default_min_runtime;
@@ -113,42 +114,36 @@ int GetData(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
   }
 }
 
+int Init() {
+  timeslice::ThreadConfig config;
+  if (!LoadThreadConfig(&config)) return SLURM_ERROR;
+  g_default_min_runtime = config.default_min_runtime;
+  if (!running_in_slurmctld()) return SLURM_SUCCESS;
+  WarnOfConflictingSettings();
+  if (slurmctld_config.scheduling_disabled) {
+    info("preempt/timeslice: scheduling is disabled: no time-slicing thread");
+    return SLURM_SUCCESS;
+  }
+  g_thread = std::make_unique<timeslice::TimesliceThread>(config);
+  g_thread->Start();
+  info("preempt/timeslice: loaded; a pass every %ld s (drain at contract end, time slicing); Slurm's "
+       "schedulers never preempt",
+       static_cast<long>(config.interval));
+  return SLURM_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
 
 int init(void) {
-  try {
-    timeslice::ThreadConfig config;
-    if (!LoadThreadConfig(&config)) return SLURM_ERROR;
-    g_default_min_runtime = config.default_min_runtime;
-    if (!running_in_slurmctld()) return SLURM_SUCCESS;
-    WarnOfConflictingSettings();
-    if (slurmctld_config.scheduling_disabled) {
-      info("preempt/timeslice: scheduling is disabled: no time-slicing thread");
-      return SLURM_SUCCESS;
-    }
-    g_thread = std::make_unique<timeslice::TimesliceThread>(config);
-    g_thread->Start();
-    info("preempt/timeslice: loaded; a pass every %ld s (drain at contract end, time slicing); Slurm's "
-         "schedulers never preempt",
-         static_cast<long>(config.interval));
-    return SLURM_SUCCESS;
-  } catch (const std::exception& e) {
-    error("preempt/timeslice: init: %s", e.what());
-  } catch (...) {
-    error("preempt/timeslice: init: unknown exception");
-  }
-  return SLURM_ERROR;
+  return plugin_support::GuardedCall(SLURM_ERROR, Init,
+                                     [](const char* why) { error("preempt/timeslice: init: %s", why); });
 }
 
 void fini(void) {
-  try {
-    if (g_thread) g_thread->Stop();
-    g_thread.reset();
-  } catch (...) {
-    error("preempt/timeslice: fini: unknown exception");
-  }
+  plugin_support::GuardedRun([] { plugin_support::StopAndReset(&g_thread); },
+                             [](const char* why) { error("preempt/timeslice: fini: %s", why); });
 }
 
 bool preempt_p_job_preempt_check(job_queue_rec_t*, job_queue_rec_t*) { return false; }

@@ -6,7 +6,8 @@
 #include <limits>
 #include <utility>
 
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_reader.h"
 
 namespace timeslice {
 

@@ -35,9 +35,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "libbudget/preempt.h"
+#include "libbudget/policy/preempt.h"
 #include "libbudget/standing.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 
 namespace timeslice {
 

@@ -1,8 +1,8 @@
 // Tests of the Slurm-free half of preempt/timeslice: the standings cache
 // (ranked, degraded, stale), the counts file, and the planner's inputs made
 // from the job and node records (pass_inputs.h). The planner's rules are
-// tested in libbudget/timeslice_plan_test.cc.
-#include "libbudget/test_support.h"
+// tested in libbudget/policy/timeslice_plan_test.cc.
+#include "libbudget/testing/test_support.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/report_snapshot.h"
+#include "libbudget/report/report_snapshot.h"
+#include "libbudget/report/report_file.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/pass_inputs.h"
 #include "sched_timeslice/standings_cache.h"

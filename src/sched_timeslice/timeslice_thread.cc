@@ -10,9 +10,9 @@
 #include <set>
 #include <utility>
 
-#include "libbudget/config.h"
-#include "libbudget/packing_state.h"
-#include "libbudget/pass_clock.h"
+#include "libbudget/config/config.h"
+#include "libbudget/policy/packing_state.h"
+#include "libbudget/policy/pass_clock.h"
 #include "sched_timeslice/job_actions.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/pass_inputs.h"
@@ -93,7 +93,7 @@ void TimesliceThread::Run() {
     if (due || now >= next_pass || ChangedSinceLastPass()) pending = true;
     // Never in the first kSliceSettle of a second: the jobs that end at it
     // are still ending, and priority/budget's recompute of that second
-    // comes first (libbudget/pass_clock.h).
+    // comes first (libbudget/policy/pass_clock.h).
     if (!pending || budget::InSettleWindow(now, budget::kSliceSettle)) continue;
     pending = false;
     next_pass = budget::NextAlignedTime(now, interval, budget::kSliceSettle);

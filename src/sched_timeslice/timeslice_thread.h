@@ -6,11 +6,11 @@
 //   1. under slurmctld READ locks (job, node, part): copy every running and
 //      pending job and every node (job_facts.h);
 //   2. outside any lock: translate them (pass_inputs.h) and ask the core's
-//      planner (libbudget/timeslice_plan.h: drain at contract end, then the
+//      planner (libbudget/policy/timeslice_plan.h: drain at contract end, then the
 //      waiting allocated jobs served in the core's order, several a pass);
 //   3. under WRITE locks (job, node; part and fed read): preempt each
 //      planned victim that still runs the same run, give each job the pass
-//      gave GPUs to the top priority (kGrantedPriority, libbudget/order.h)
+//      gave GPUs to the top priority (kGrantedPriority, libbudget/policy/order.h)
 //      so that Slurm's scheduler starts it there, and write the draining
 //      nodes' "empty by" promises (job_actions.h);
 //   4. outside locks: log, add to the counts file (state_counts.h), and ask
@@ -25,7 +25,7 @@
 // pass's own preemptions change nodes too: one more pass follows, which
 // finds the freed GPUs free. At most one pass per kWatchMillis, and none in
 // the first kSliceSettle of a second; the periodic pass is due at whole
-// multiples of TimesliceInterval on the wall clock (libbudget/pass_clock.h:
+// multiples of TimesliceInterval on the wall clock (libbudget/policy/pass_clock.h:
 // the order of an instant's events and passes, as the simulator has it).
 // budget.conf is re-read when it changes (a bad one keeps the previous
 // values, and says so). Each pass's duration is logged at debug level, and every kSummarySeconds
@@ -43,9 +43,9 @@
 #include <string>
 #include <thread>
 
-#include "libbudget/contract.h"
+#include "libbudget/policy/contract.h"
 #include "libbudget/standing.h"
-#include "libbudget/timeslice_plan.h"
+#include "libbudget/policy/timeslice_plan.h"
 #include "sched_timeslice/standings_cache.h"
 
 namespace timeslice {

@@ -26,7 +26,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "libbudget/config.h"
+#include "libbudget/config/config.h"
+#include "plugin_support/budget_conf_location.h"
+#include "plugin_support/guarded_call.h"
 #include "select_topo/slurm_headers.h"
 #include "select_topo/topo_steer.h"
 
@@ -117,17 +119,16 @@ bool SteersHere() {
 bool LoadSteeringConfig(bool at_init) {
   static budget::Seconds announced_hero_wait = -1;
   static uint32_t announced_hero_min_nodes = 0;
-  const char* slurm_conf_path = slurm_conf.slurm_conf ? slurm_conf.slurm_conf : getenv("SLURM_CONF");
-  std::string path = budget::BudgetConfigPathBeside(slurm_conf_path ? slurm_conf_path : "/etc/slurm/slurm.conf");
-  budget::BudgetConfig config;
-  bool missing = false;
-  budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+  plugin_support::LoadedBudgetConf conf;
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, &conf);
+  const std::string& path = conf.path;
+  const budget::BudgetConfig& config = conf.config;
   if (!st.ok()) {
     if (at_init) fatal("select/topo: %s", st.message().c_str());
     error("select/topo: %s; keeping the previous values", st.message().c_str());
     return false;
   }
-  if (missing) info("select/topo: %s not found, using the defaults", path.c_str());
+  if (conf.missing) info("select/topo: %s not found, using the defaults", path.c_str());
   topo::ConfigureSteering(config, StateSaveDir());
   if (!at_init && config.hero_wait == announced_hero_wait && config.hero_min_nodes == announced_hero_min_nodes)
     return true;
@@ -150,12 +151,9 @@ int init(void) {
     return SLURM_ERROR;
   }
   if (!SteersHere()) return SLURM_SUCCESS;
-  try {
-    return LoadSteeringConfig(true) ? SLURM_SUCCESS : SLURM_ERROR;
-  } catch (...) {
-    error("select/topo: init failed on an internal error");
-    return SLURM_ERROR;
-  }
+  return plugin_support::GuardedCall(
+      SLURM_ERROR, [] { return LoadSteeringConfig(true) ? SLURM_SUCCESS : SLURM_ERROR; },
+      [](const char* why) { error("select/topo: init failed on an internal error: %s", why); });
 }
 
 int fini(void) {

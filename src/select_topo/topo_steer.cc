@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/hero_plan.h"
-#include "libbudget/packing.h"
-#include "libbudget/packing_state.h"
+#include "libbudget/policy/hero_plan.h"
+#include "libbudget/policy/packing.h"
+#include "libbudget/policy/packing_state.h"
 #include "select_topo/topo_view.h"
 
 namespace topo {
@@ -78,7 +78,7 @@ void PublishLocked(const NodeView& view, time_t now) {
 }
 
 // Recomputes the hero (the first whole-node job that has waited HeroWait,
-// libbudget/hero_plan.h) and the nodes held for it. REQUIRES: g_mutex held.
+// libbudget/policy/hero_plan.h) and the nodes held for it. REQUIRES: g_mutex held.
 void RefreshHeroPlan(const NodeView& view, time_t now) {
   if (g_state.plan_time == now) return;
   g_state.plan_time = now;

@@ -31,7 +31,7 @@
 
 #include <string>
 
-#include "libbudget/config.h"
+#include "libbudget/config/config.h"
 #include "select_topo/slurm_headers.h"
 
 namespace topo {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <tuple>
 
-#include "libbudget/job_contract.h"
+#include "libbudget/policy/job_contract.h"
 
 namespace topo {
 

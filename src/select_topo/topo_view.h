@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/hero_plan.h"
-#include "libbudget/packing.h"
+#include "libbudget/policy/hero_plan.h"
+#include "libbudget/policy/packing.h"
 #include "select_topo/slurm_headers.h"
 
 namespace topo {

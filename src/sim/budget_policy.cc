@@ -1,7 +1,7 @@
 #include "sim/budget_policy.h"
 
-#include "libbudget/job_contract.h"
-#include "libbudget/time_string.h"
+#include "libbudget/policy/job_contract.h"
+#include "libbudget/config/time_string.h"
 
 namespace budget {
 namespace sim {
@@ -122,27 +122,16 @@ void BudgetPolicy::Recompute(TimePoint now) {
 }
 
 JobShape BudgetPolicy::PendingShape(uint32_t job) const {
-  const SimJob& j = (*ctx_.jobs)[job];
-  JobShape s;
-  s.job_id = ctx_.workload->jobs[job].id;
-  s.allocation = j.node == kNoNode ? kNoAllocation : j.node;
-  s.min_runtime = j.min_runtime;
-  s.node_count = j.shape.node_count;
-  s.gpus_per_node = j.shape.gpus_per_node;
+  JobShape s = BaseShape(job);
+  s.min_runtime = (*ctx_.jobs)[job].min_runtime;
   s.quick = QuickStartRule{ctx_.config->quick_start_min_runtime, ctx_.config->quick_start_gpus}.Applies(s);
   return s;
 }
 
 RunningJob BudgetPolicy::RunningRecord(uint32_t job) const {
-  const SimJob& j = (*ctx_.jobs)[job];
-  const TraceJob& t = ctx_.workload->jobs[job];
-  RunningJob r;
-  r.job_id = t.id;
-  r.allocation = j.node == kNoNode ? kNoAllocation : j.node;
-  r.start = j.run_start;
-  r.min_runtime = j.min_runtime;
-  r.resumable = t.resumable;
-  r.user_priority = t.priority;
+  RunningJob r = BaseRecord(job);
+  r.min_runtime = (*ctx_.jobs)[job].min_runtime;
+  r.user_priority = ctx_.workload->jobs[job].priority;
   return r;
 }
 

@@ -11,7 +11,7 @@
 //     usage and demand of each node; waiting jobs in the core's job order
 //     (allocated before unallocated, node rank, user priority, submit, id);
 //   - preemption: by the time-slicing pass (Preemption::kTimeslice: the
-//     engine runs libbudget/timeslice_plan.h's TimeslicePlanner on the
+//     engine runs libbudget/policy/timeslice_plan.h's TimeslicePlanner on the
 //     standings, shapes and contract records this policy gives), as
 //     preempt/timeslice's thread does; Slurm's schedulers never preempt.
 // The ledger's unallocated and demand series are not charged: only the
@@ -21,8 +21,8 @@
 
 #include <memory>
 
-#include "libbudget/ledger.h"
-#include "libbudget/order.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/policy/order.h"
 #include "sim/policy.h"
 
 namespace budget {

@@ -3,17 +3,17 @@
 // A run's preemptions are the time-slicing pass's (libbudget/
 // timeslice_plan.h, which the engine calls), so they keep the contract
 // rules: checked here on every preemption of a two-day run.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "libbudget/commitments.h"
-#include "libbudget/ledger.h"
-#include "libbudget/order.h"
-#include "libbudget/packing.h"
-#include "libbudget/preempt.h"
+#include "libbudget/policy/commitments.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/policy/order.h"
+#include "libbudget/policy/packing.h"
+#include "libbudget/policy/preempt.h"
 #include "sim/budget_policy.h"
 #include "sim/generator.h"
 #include "sim/sim_test_util.h"

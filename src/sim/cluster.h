@@ -28,8 +28,8 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include "libbudget/contract.h"
-#include "libbudget/packing.h"
+#include "libbudget/policy/contract.h"
+#include "libbudget/policy/packing.h"
 #include "libbudget/status.h"
 
 namespace budget {

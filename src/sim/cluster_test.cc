@@ -1,11 +1,11 @@
 // Tests of the shared placement engine: shapes, best fit through the core
 // (same choice as the core over the whole node list), first fit, slots and
 // release.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <vector>
 
-#include "libbudget/packing.h"
+#include "libbudget/policy/packing.h"
 #include "sim/cluster.h"
 
 using namespace budget;

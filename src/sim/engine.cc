@@ -6,10 +6,10 @@
 #include <set>
 #include <tuple>
 
-#include "libbudget/hero_plan.h"
-#include "libbudget/preempt.h"
-#include "libbudget/slurm_model.h"
-#include "libbudget/timeslice_plan.h"
+#include "libbudget/policy/hero_plan.h"
+#include "libbudget/policy/preempt.h"
+#include "libbudget/policy/slurm_model.h"
+#include "libbudget/policy/timeslice_plan.h"
 #include "sim/waiting_classes.h"
 
 namespace budget {
@@ -672,7 +672,7 @@ void Engine::RefreshHold(TimePoint now) {
   // select/topo plans once per second (topo_steer.cc RefreshHeroPlan).
   if (hold_refreshed_at_ == now) return;
   hold_refreshed_at_ = now;
-  // The hero (libbudget/hero_plan.h): the first waiting whole-node job in
+  // The hero (libbudget/policy/hero_plan.h): the first waiting whole-node job in
   // Slurm's order (granted jobs first, then the lanes in order, then the
   // key within a lane), once it waited HeroWait, as select/topo finds it
   // with ChooseHero over the controller's queue.

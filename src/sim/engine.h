@@ -1,8 +1,8 @@
 // Engine: replays a workload under one policy, jumping from event to event,
-// through the scheduling loop production runs (DESIGN: one loop, modelled
-// by its parameters):
+// through the scheduling loop production runs (one loop, in the core,
+// modelled by its parameters):
 //
-//   - Slurm's MAIN SCHEDULER (libbudget/slurm_model.h RunMainScheduler) at
+//   - Slurm's MAIN SCHEDULER (libbudget/policy/slurm_model.h RunMainScheduler) at
 //     every submission and job end, default_queue_depth jobs deep, and every
 //     sched_interval over the whole queue: jobs in the policy's priority
 //     order start where they fit; the first that does not stops the pass.
@@ -10,12 +10,12 @@
 //     limits (--what-if exact-runtimes: by the true remaining work instead,
 //     the optimistic case; --what-if builtin: no backfill at all).
 //   - Preemption, by the policy's kind (policy.h): the suite's
-//     TIME-SLICING PASS (libbudget/timeslice_plan.h) every
+//     TIME-SLICING PASS (libbudget/policy/timeslice_plan.h) every
 //     TimesliceInterval, which also drains DRAIN nodes at contract end; or,
 //     for the stock baselines, Slurm's scheduler itself when its main pass
 //     stops at a job (at most max_preempt_attempts core choices a pass).
 //   - The policy's priorities are recomputed every RecalcInterval.
-//   - Under the suite, select/topo's HERO HOLD (libbudget/hero_plan.h) is
+//   - Under the suite, select/topo's HERO HOLD (libbudget/policy/hero_plan.h) is
 //     refreshed at each backfill tick and time-slicing pass, at most once
 //     per second as select/topo refreshes it at Slurm's node tests (the
 //     main scheduler between two ticks sees the last one), and binds both
@@ -43,9 +43,9 @@
 #include <queue>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/scheduler_params.h"
-#include "libbudget/tree.h"
+#include "libbudget/config/config.h"
+#include "libbudget/policy/scheduler_params.h"
+#include "libbudget/state/tree.h"
 #include "sim/cluster.h"
 #include "sim/policy.h"
 #include "sim/run_metrics.h"

@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "libbudget/test_support.h"
-#include "libbudget/timeslice_plan.h"
+#include "libbudget/policy/timeslice_plan.h"
+#include "libbudget/testing/test_support.h"
 
 #include "sim/generator.h"
 #include "sim/report_table.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "libbudget/json_writer.h"
+#include "libbudget/report/json_writer.h"
 
 namespace budget {
 namespace sim {

@@ -1,7 +1,7 @@
 // Tests of --events-json: the exact text for hand-made runs (so that the
 // format scripts/replay/compare.py reads cannot drift unnoticed), grouping by
 // job in start order, and the ends that carry no preemptor.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <string>
 #include <vector>

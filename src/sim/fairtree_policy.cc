@@ -88,25 +88,14 @@ void FairTreePolicy::Recompute(TimePoint now) {
 }
 
 JobShape FairTreePolicy::PendingShape(uint32_t job) const {
-  const SimJob& j = (*ctx_.jobs)[job];
-  JobShape s;
-  s.job_id = ctx_.workload->jobs[job].id;
-  s.allocation = j.node == kNoNode ? kNoAllocation : j.node;
-  s.min_runtime = j.node == kNoNode ? 0 : protection();
-  s.node_count = j.shape.node_count;
-  s.gpus_per_node = j.shape.gpus_per_node;
+  JobShape s = BaseShape(job);
+  s.min_runtime = (*ctx_.jobs)[job].node == kNoNode ? 0 : protection();
   return s;
 }
 
 RunningJob FairTreePolicy::RunningRecord(uint32_t job) const {
-  const SimJob& j = (*ctx_.jobs)[job];
-  const TraceJob& t = ctx_.workload->jobs[job];
-  RunningJob r;
-  r.job_id = t.id;
-  r.allocation = j.node == kNoNode ? kNoAllocation : j.node;
-  r.start = j.run_start;
-  r.min_runtime = j.node == kNoNode ? 0 : protection();
-  r.resumable = t.resumable;
+  RunningJob r = BaseRecord(job);
+  r.min_runtime = (*ctx_.jobs)[job].node == kNoNode ? 0 : protection();
   return r;
 }
 

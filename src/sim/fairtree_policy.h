@@ -14,7 +14,7 @@
 #ifndef SLURM_BUDGET_SIM_FAIRTREE_POLICY_H_
 #define SLURM_BUDGET_SIM_FAIRTREE_POLICY_H_
 
-#include "libbudget/order.h"
+#include "libbudget/policy/order.h"
 #include "sim/policy.h"
 
 namespace budget {

@@ -1,6 +1,6 @@
 // Tests of the scenario generator: the spec parser's errors, determinism,
 // and the drawn workload's shape.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <cmath>
 #include <string>

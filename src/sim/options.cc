@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "libbudget/time_string.h"
+#include "libbudget/config/time_string.h"
 #include "sim/csv_row.h"
 #include "sim/policy.h"
 

@@ -1,6 +1,6 @@
 // Tests of the command line: values reach the options, and every kind of
 // bad input is refused with a message naming the option.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <string>
 #include <vector>

@@ -17,6 +17,27 @@ bool Policy::RefusedAsUnknownAccount(uint32_t job, std::string* why) const {
          "' in no tree node (UnknownAccount=reject)";
   return true;
 }
+JobShape Policy::BaseShape(uint32_t job) const {
+  const SimJob& j = (*ctx_.jobs)[job];
+  JobShape s;
+  s.job_id = ctx_.workload->jobs[job].id;
+  s.allocation = j.node == kNoNode ? kNoAllocation : j.node;
+  s.node_count = j.shape.node_count;
+  s.gpus_per_node = j.shape.gpus_per_node;
+  return s;
+}
+
+RunningJob Policy::BaseRecord(uint32_t job) const {
+  const SimJob& j = (*ctx_.jobs)[job];
+  const TraceJob& t = ctx_.workload->jobs[job];
+  RunningJob r;
+  r.job_id = t.id;
+  r.allocation = j.node == kNoNode ? kNoAllocation : j.node;
+  r.start = j.run_start;
+  r.resumable = t.resumable;
+  return r;
+}
+
 JobShape Policy::PendingShape(uint32_t) const { return JobShape(); }
 RunningJob Policy::RunningRecord(uint32_t) const { return RunningJob(); }
 const std::vector<Standing>& Policy::standings() const { return no_standings_; }

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/contract.h"
-#include "libbudget/preempt.h"
+#include "libbudget/config/config.h"
+#include "libbudget/policy/contract.h"
+#include "libbudget/policy/preempt.h"
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/cluster.h"
 #include "sim/pending_queue.h"
 #include "sim/sim_job.h"
@@ -102,6 +102,12 @@ class Policy {
   virtual TimePoint PreemptibleFrom(uint32_t job) const;
 
  protected:
+  // The fields of PendingShape and RunningRecord every policy fills alike:
+  // the job's id, its allocation (kNoAllocation without a tree node), its
+  // shape; its run's start and resumable. min_runtime (the protection) is
+  // 0: each policy sets its own. REQUIRES: Init has set ctx_.
+  JobShape BaseShape(uint32_t job) const;
+  RunningJob BaseRecord(uint32_t job) const;
   // budget.conf UnknownAccount=reject and the job's account in no tree
   // node: true, with *why "account 'x' in no tree node
   // (UnknownAccount=reject)" (rejections.h). Every policy admits by it.

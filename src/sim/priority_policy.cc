@@ -61,25 +61,14 @@ void PriorityPolicy::OnStop(uint32_t job, TimePoint) {
 }
 
 JobShape PriorityPolicy::PendingShape(uint32_t job) const {
-  const SimJob& j = (*ctx_.jobs)[job];
-  JobShape s;
-  s.job_id = ctx_.workload->jobs[job].id;
-  s.allocation = j.node == kNoNode ? kNoAllocation : j.node;
+  JobShape s = BaseShape(job);
   s.min_runtime = WithinCap(job) ? kForever : 0;
-  s.node_count = j.shape.node_count;
-  s.gpus_per_node = j.shape.gpus_per_node;
   return s;
 }
 
 RunningJob PriorityPolicy::RunningRecord(uint32_t job) const {
-  const SimJob& j = (*ctx_.jobs)[job];
-  const TraceJob& t = ctx_.workload->jobs[job];
-  RunningJob r;
-  r.job_id = t.id;
-  r.allocation = j.node == kNoNode ? kNoAllocation : j.node;
-  r.start = j.run_start;
+  RunningJob r = BaseRecord(job);
   r.min_runtime = run_protected_[job] ? kForever : 0;
-  r.resumable = t.resumable;
   return r;
 }
 

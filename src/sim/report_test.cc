@@ -2,7 +2,7 @@
 // rejections.h, output_file.h): jobs refused at submission are counted per
 // reason in the table and the JSON, a run that admitted no job is an error,
 // and every file written is named.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <json-c/json.h>
 

@@ -45,9 +45,9 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/ledger.h"
-#include "libbudget/metrics.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/ledger.h"
+#include "libbudget/state/metrics.h"
+#include "libbudget/state/tree.h"
 #include "sim/rejections.h"
 #include "sim/workload.h"
 
@@ -73,7 +73,7 @@ struct TeamResult {
   double delivered_over_owed = 1;
   double owed_delivered_fraction = 1;
   // GPU-hours of the team's free work (min-runtime 0), which is neither
-  // owed nor counted in delivered (libbudget/metrics.h).
+  // owed nor counted in delivered (libbudget/state/metrics.h).
   double free_gpu_hours = 0;
   std::vector<HourlyService> hours;  // for the usage picture
 };

@@ -22,7 +22,7 @@
 #include <cstdint>
 
 #include "libbudget/standing.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/cluster.h"
 
 namespace budget {

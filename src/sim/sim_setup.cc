@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "libbudget/packing.h"
+#include "libbudget/policy/packing.h"
 
 namespace budget {
 namespace sim {
@@ -70,7 +70,7 @@ Status SimTreeFile(const std::string& tree_option, const std::string& config_fil
   if (tree.find("://") != std::string::npos)
     return Status::InvalidArgument(key + "unsupported URL scheme (use a path or file://)");
   // A relative path is already beside budget.conf: LoadSimConfig parsed it
-  // under its absolute name (libbudget/config.h).
+  // under its absolute name (libbudget/config/config.h).
   *out = tree;
   return Status::Ok();
 }

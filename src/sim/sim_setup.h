@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/config.h"
+#include "libbudget/config/config.h"
 #include "libbudget/status.h"
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/workload.h"
 
 namespace budget {

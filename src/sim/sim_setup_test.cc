@@ -1,6 +1,6 @@
 // Tests of a run's setup (sim_setup.h): the tree of --config's BudgetTree,
 // found beside budget.conf, and the errors when it cannot be used.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/config.h"
-#include "libbudget/test_support.h"
-#include "libbudget/tree.h"
+#include "libbudget/config/config.h"
+#include "libbudget/testing/test_support.h"
+#include "libbudget/state/tree.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
 #include "sim/workload.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/workload.h"
 
 namespace budget {

@@ -1,4 +1,4 @@
-// The per-GPU timeline (issue 7; the Ai2 article's picture): one panel per
+// The per-GPU timeline (doc/simulator.md; the Ai2 article's picture): one panel per
 // policy, side by side; a row per GPU, a bar per run coloured by team (one
 // hue family per program), hatched while the run is preemptible, a red edge
 // where a run was preempted.
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/engine.h"
 #include "sim/workload.h"
 

@@ -1,6 +1,6 @@
 // Tests of the trace readers (native, philly, swf): small samples, and
 // malformed ones whose errors must name file, line and column.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <cmath>
 #include <cstdint>

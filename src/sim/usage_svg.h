@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "libbudget/tree.h"
+#include "libbudget/state/tree.h"
 #include "sim/run_metrics.h"
 #include "sim/workload.h"
 

@@ -1,7 +1,7 @@
 // Tests of the usage picture (usage_svg.h): an averaging window that fits
 // the run and says so, round ticks, one scale for every panel, and
 // entitlement lines that stay visible when two teams have the same one.
-#include "libbudget/test_support.h"
+#include "libbudget/testing/test_support.h"
 
 #include <cmath>
 #include <cstdlib>

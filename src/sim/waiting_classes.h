@@ -24,7 +24,7 @@
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
 
-#include "libbudget/timeslice_plan.h"
+#include "libbudget/policy/timeslice_plan.h"
 #include "sim/pending_queue.h"
 
 namespace budget {

@@ -15,7 +15,7 @@
 // a job may need more than its limit (then it cannot finish in one run),
 // or much less (the usual case: users ask for more time than they use).
 // Nor is it checked against min_runtime: the plugins refuse a min-runtime
-// longer than the time limit at submission (src/libbudget/job_contract.h),
+// longer than the time limit at submission (src/libbudget/policy/job_contract.h),
 // but a workload may hold such a job; admitting it is the policy's call.
 //
 // Thread safety: a plain value.
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "libbudget/standing.h"
-#include "libbudget/time_string.h"
+#include "libbudget/config/time_string.h"
 #include "libbudget/status.h"
 
 namespace budget {

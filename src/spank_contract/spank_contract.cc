@@ -6,7 +6,7 @@
 // The values travel in the job's SPANK environment (spank_job_control_setenv
 // in the local/allocator context), which slurmctld passes to job_submit
 // plugins as job_desc->spank_job_env; the names are the core's
-// (libbudget/job_contract.h): MIN_RUNTIME_OPTION, the option as typed, which
+// (libbudget/policy/job_contract.h): MIN_RUNTIME_OPTION, the option as typed, which
 // job_submit/contract validates once, in the controller, against the site's
 // limits (budget.conf); MIN_RUNTIME, its seconds when it parses; RESUMABLE.
 //
@@ -56,7 +56,7 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
-#include "libbudget/job_contract.h"
+#include "libbudget/policy/job_contract.h"
 
 extern "C" {
 extern const char plugin_name[] = "contract";

@@ -122,6 +122,21 @@ accounting_stop() {
   rm -rf "$CLUSTER_DIR/accounting/mariadb"
 }
 
+# two_team_tree FILE: writes the allocation tree of the priority tests:
+# teama (share 70) and teamb (share 30), each bound to the account of its
+# name. Give FILE to the cluster as BUDGET_TREE_JSON.
+two_team_tree() {
+  cat > "$1" <<'JSON'
+{ "name": "cluster", "children": [
+  { "name": "teama", "share": 70, "account": "teama" },
+  { "name": "teamb", "share": 30, "account": "teamb" } ] }
+JSON
+}
+
+# budget_conf_text KEY=VALUE...: the text of a budget.conf for this test,
+# one key a line after a comment naming the test (for BUDGET_CONF).
+budget_conf_text() { printf '%s\n' "# budget.conf of $TEST_NAME" "$@"; }
+
 # finish: the summary line, and the exit status (non-zero on any failure).
 finish() {
   trap - EXIT

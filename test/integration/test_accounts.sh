@@ -5,7 +5,7 @@
 # (doc/admin-guide.md, "Account membership"). On the suite as
 # etc/slurm.conf.example activates it:
 #   - without slurmdbd, any user's -A is accepted, and priority/budget says
-#     so once at start (src/libbudget/slurm_settings.h);
+#     so once at start (src/libbudget/config/slurm_settings.h);
 #   - with a private slurmdbd and MariaDB (scripts/slurmdbd_env.sh) set up
 #     with the admin guide's sacctmgr commands, a user is refused an account
 #     it is not associated with, in words that say so, and accepted in its

@@ -31,14 +31,10 @@ STATE=$CLUSTER_DIR/state
 ledger=$STATE/budget_ledger.dat
 report=$STATE/budget_report.json
 good_tree=$(mktemp /tmp/test_faults.tree.XXXXXX)
-cat > "$good_tree" <<'JSON'
-{ "name": "cluster", "children": [
-  { "name": "teama", "share": 70, "account": "teama" },
-  { "name": "teamb", "share": 30, "account": "teamb" } ] }
-JSON
+two_team_tree "$good_tree"
 export BUDGET_TREE_JSON=$good_tree
 budget_conf() {  # budget_conf TREE_SOURCE
-  printf '%s\n' "# budget.conf of test_faults" "BudgetTree=$1" "LookbackWindow=1-0" "LedgerBucket=0:05" \
+  budget_conf_text "BudgetTree=$1" "LookbackWindow=1-0" "LedgerBucket=0:05" \
     "RecalcInterval=2" "BudgetRefresh=0:03" "TreeConnectTimeout=2" "TreeFetchTimeout=6" "UnknownAccount=unallocated"
 }
 export BUDGET_CONF=$(budget_conf "$TREE")

@@ -44,7 +44,7 @@ explain_has_no_departure() {
 # a1: teama's protected 2-node job, with its owner's own Comment.
 a1=$(job teama 0:20 2 --resumable --comment=mine) || fail_now "submit a1"
 check "teama's 2-node job a1 runs on both nodes" wait_state "$a1" RUNNING 30
-# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+# Protected through start + 20, free from the next second (src/libbudget/policy/contract.h).
 a1_end=$(( $(start_epoch "$a1") + 20 + 1 ))
 # teamb has used nothing: b1 preempts a1 at the end of its protection.
 b1=$(job teamb 0:20 1 --resumable) || fail_now "submit b1"

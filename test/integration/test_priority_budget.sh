@@ -25,14 +25,10 @@ export PRIORITY_TYPE=priority/budget
 TREE=$CLUSTER_DIR/etc/budget-tree.json
 LOG=$CLUSTER_DIR/log/slurmctld.log
 good_tree=$(mktemp /tmp/test_priority_budget.tree.XXXXXX)
-cat > "$good_tree" <<'JSON'
-{ "name": "cluster", "children": [
-  { "name": "teama", "share": 70, "account": "teama" },
-  { "name": "teamb", "share": 30, "account": "teamb" } ] }
-JSON
+two_team_tree "$good_tree"
 export BUDGET_TREE_JSON=$good_tree
 budget_conf() {  # budget_conf TREE_SOURCE UNKNOWN_ACCOUNT
-  printf '%s\n' "# budget.conf of test_priority_budget" "BudgetTree=$1" "LookbackWindow=10:00" \
+  budget_conf_text "BudgetTree=$1" "LookbackWindow=10:00" \
     "LedgerBucket=0:05" "RecalcInterval=2" "BudgetRefresh=0:10" "UnknownAccount=$2"
 }
 export BUDGET_CONF=$(budget_conf "$TREE" unallocated)

@@ -3,7 +3,7 @@
 # whole suite as etc/slurm.conf.example activates it:
 #   - slurm.conf settings that work against the suite (PreemptMode=OFF,
 #     PriorityType other than priority/budget, PreemptExemptTime) draw one
-#     warning each, naming the key (src/libbudget/slurm_settings.h);
+#     warning each, naming the key (src/libbudget/config/slurm_settings.h);
 #   - a typo in budget.conf stops slurmctld, and the last line of its log is
 #     the one fatal line naming budget.conf, the line and the key.
 . "$(dirname "$0")/lib.sh"

@@ -26,7 +26,7 @@ check "priority/budget publishes its standings" poll 20 snapshot_fresh
 # --- Protection, then requeue; a multi-node job goes whole -------------------
 a1=$(job teama 0:20 2 --resumable) || fail_now "submit a1"
 check "teama's 2-node job a1 runs on both nodes" wait_state "$a1" RUNNING 30
-# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+# Protected through start + 20, free from the next second (src/libbudget/policy/contract.h).
 a1_end=$(( $(start_epoch "$a1") + 20 + 1 ))
 # teamb has used nothing: far more under-served than teama.
 b1=$(job teamb 0:20 1 --resumable) || fail_now "submit b1"
@@ -52,7 +52,7 @@ echo "     log| $(grep -m1 "preempts job $a1 " "$LOG" | sed 's/.*\(timeslice: \)
 # --- A requeued job starts again with a fresh protection window --------------
 scancel "$b1"
 check "a1 starts again once b1 is gone" wait_state "$a1" RUNNING 40
-# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+# Protected through start + 20, free from the next second (src/libbudget/policy/contract.h).
 a1_end2=$(( $(start_epoch "$a1") + 20 + 1 ))
 b2=$(job teamb 0:20 1 --resumable) || fail_now "submit b2"
 check "restarted a1 is protected again for 20 s from its new start" running_until "$a1" $((a1_end2 - 1))
@@ -87,7 +87,7 @@ clear_jobs
 drains_before=$(count_in_state automated_drains)
 d1=$(job teama 0:20 1 --resumable -w n1) || fail_now "submit d1"
 check "d1 runs on n1" wait_state "$d1" RUNNING 30
-# Protected through start + 20, free from the next second (src/libbudget/contract.h).
+# Protected through start + 20, free from the next second (src/libbudget/policy/contract.h).
 d1_end=$(( $(start_epoch "$d1") + 20 + 1 ))
 scontrol update nodename=n1 state=drain reason=repair
 promise="repair; empty by $(date -d "@$d1_end" +%Y-%m-%dT%H:%M:%S)"

@@ -36,7 +36,7 @@ job() {
 }
 epoch_of() { date -d "$1" +%s; }
 start_epoch() { epoch_of "$(job_field "$1" StartTime)"; }
-# The suite's notes on a job: its SystemComment (libbudget/job_notes.h).
+# The suite's notes on a job: its SystemComment (libbudget/policy/job_notes.h).
 notes_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *SystemComment=//p'; }
 notes_have() { local c; c=$(notes_of "$1"); contains "$2" "$c"; }
 restarts() { job_field "$1" Restarts; }

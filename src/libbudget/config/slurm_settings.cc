@@ -1,0 +1,45 @@
+#include "libbudget/config/slurm_settings.h"
+
+#include "libbudget/config/time_string.h"
+
+namespace budget {
+
+std::vector<std::string> SuiteSettingWarnings(const SlurmSettings& settings) {
+  std::vector<std::string> warnings;
+  if (settings.preempt_mode_off) {
+    warnings.push_back(
+        "PreemptMode=OFF: preempt/timeslice time-slices nothing (no job is preempted for another; nodes still "
+        "drain at contract end); set PreemptMode=REQUEUE as in etc/slurm.conf.example");
+  }
+  if (settings.priority_type != "priority/budget") {
+    const std::string type = settings.priority_type.empty() ? "(unset)" : settings.priority_type;
+    warnings.push_back("PriorityType=" + type +
+                       ": preempt/timeslice ranks allocations by the standings priority/budget writes "
+                       "(budget_standings.json in StateSaveLocation); without priority/budget that file is "
+                       "missing or stale; set PriorityType=priority/budget");
+  }
+  if (settings.preempt_exempt_time > 0) {
+    warnings.push_back("PreemptExemptTime=" + FormatDuration(settings.preempt_exempt_time) +
+                       ": not applied; each job is protected for its own --min-runtime (Slurm's schedulers "
+                       "never preempt beside preempt/timeslice); remove PreemptExemptTime");
+  }
+  return warnings;
+}
+
+std::vector<std::string> AccountMembershipWarnings(const SlurmSettings& settings) {
+  if (settings.enforces_associations) return {};
+  const std::string enforce =
+      settings.accounting_storage_enforce.empty() ? "none" : settings.accounting_storage_enforce;
+  std::string needs = "AccountingStorageEnforce=associations";
+  if (settings.accounting_storage_type != "accounting_storage/slurmdbd") {
+    const std::string type = settings.accounting_storage_type.empty() ? "(unset)" : settings.accounting_storage_type;
+    needs = "AccountingStorageType=accounting_storage/slurmdbd (not " + type + ") and " + needs;
+  }
+  return {"AccountingStorageEnforce=" + enforce +
+          ": any user may charge any account: a job is charged to the account its -A names, and Slurm refuses "
+          "an account the user is not a member of only with " + needs +
+          ", every account of the budget tree a Slurm account with its users (doc/admin-guide.md, "
+          "\"Account membership\")"};
+}
+
+}  // namespace budget

@@ -1,0 +1,134 @@
+// Tests of the plugins' shared plumbing: which budget.conf a plugin reads
+// (budget_conf_location.h), table-driven, and GuardedCall (guarded_call.h).
+// <fstream> first: cmocka's fail() macro breaks the standard headers.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "libbudget/testing/test_support.h"
+
+#include "plugin_support/budget_conf_location.h"
+#include "plugin_support/guarded_call.h"
+
+namespace {
+
+using plugin_support::BudgetConfPath;
+using plugin_support::LoadBudgetConf;
+using plugin_support::LoadedBudgetConf;
+
+// The one rule, case by case: the daemon's slurm.conf, else $SLURM_CONF,
+// else /etc/slurm/slurm.conf; budget.conf beside it.
+void TestBudgetConfIsBesideTheDaemonsThenTheEnvironmentsSlurmConf(void**) {
+  struct Case {
+    const char* daemon;  // slurm_conf.slurm_conf; nullptr: not set
+    const char* env;     // $SLURM_CONF; nullptr: unset
+    const char* expected;
+  } cases[] = {
+      {"/opt/slurm/etc/slurm.conf", "/tmp/other/slurm.conf", "/opt/slurm/etc/budget.conf"},
+      {"/opt/slurm/etc/slurm.conf", nullptr, "/opt/slurm/etc/budget.conf"},
+      {nullptr, "/tmp/other/slurm.conf", "/tmp/other/budget.conf"},
+      {"", "/tmp/other/slurm.conf", "/tmp/other/budget.conf"},
+      {nullptr, "", "/etc/slurm/budget.conf"},
+      {nullptr, nullptr, "/etc/slurm/budget.conf"},
+  };
+  for (const Case& c : cases) {
+    if (c.env) {
+      setenv("SLURM_CONF", c.env, 1);
+    } else {
+      unsetenv("SLURM_CONF");
+    }
+    const std::string path = BudgetConfPath(c.daemon);
+    if (path != c.expected) {
+      fail_msg("daemon %s, SLURM_CONF %s: got %s, expected %s", c.daemon ? c.daemon : "(null)",
+               c.env ? c.env : "(unset)", path.c_str(), c.expected);
+    }
+  }
+  unsetenv("SLURM_CONF");
+}
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/plugin_support_test.XXXXXX";
+  const char* dir = mkdtemp(tmpl);
+  if (dir == nullptr) fail_msg("mkdtemp failed");
+  return dir;
+}
+
+// A missing file gives the defaults and says so; a bad one names file, line
+// and key and keeps the path; a good one is read.
+void TestLoadBudgetConfReadsTheFileBesideSlurmConf(void**) {
+  const std::string dir = TempDir();
+  const std::string slurm_conf = dir + "/slurm.conf";
+  const std::string budget_conf = dir + "/budget.conf";
+
+  LoadedBudgetConf loaded;
+  budget::Status st = LoadBudgetConf(slurm_conf.c_str(), &loaded);
+  assert_true(st.ok());
+  assert_true(loaded.missing);
+  assert_string_equal(loaded.path.c_str(), budget_conf.c_str());
+
+  std::ofstream(budget_conf) << "RecalcInterval=45\n";
+  st = LoadBudgetConf(slurm_conf.c_str(), &loaded);
+  assert_true(st.ok());
+  assert_false(loaded.missing);
+  assert_int_equal(loaded.config.recalc_interval, 45);
+
+  std::ofstream(budget_conf) << "RecalcInterval=45\nNoSuchKey=1\n";
+  LoadedBudgetConf bad;
+  st = LoadBudgetConf(slurm_conf.c_str(), &bad);
+  assert_false(st.ok());
+  // "<file>:2: ... NoSuchKey ..."
+  assert_non_null(strstr(st.message().c_str(), (budget_conf + ":2").c_str()));
+  assert_non_null(strstr(st.message().c_str(), "NoSuchKey"));
+  assert_string_equal(bad.path.c_str(), budget_conf.c_str());
+
+  unlink(budget_conf.c_str());
+  rmdir(dir.c_str());
+}
+
+// Nothing escapes GuardedCall: a std::exception is reported by its what(),
+// anything else as "unknown exception", and on_error is returned.
+void TestGuardedCallReportsAndReturnsOnError(void**) {
+  std::string reported;
+  auto report = [&reported](const char* text) { reported = text; };
+  assert_int_equal(plugin_support::GuardedCall(-1, [] { return 7; }, report), 7);
+  assert_true(reported.empty());
+  assert_int_equal(plugin_support::GuardedCall(-1, []() -> int { throw std::runtime_error("boom"); }, report), -1);
+  assert_string_equal(reported.c_str(), "boom");
+  assert_int_equal(plugin_support::GuardedCall(-1, []() -> int { throw 42; }, report), -1);
+  assert_string_equal(reported.c_str(), "unknown exception");
+  reported.clear();
+  plugin_support::GuardedRun([] { throw std::logic_error("void body"); }, report);
+  assert_string_equal(reported.c_str(), "void body");
+}
+
+struct FakeThread {
+  int* stops;
+  void Stop() { ++*stops; }
+};
+
+void TestStopAndResetStopsOnceAndToleratesNone(void**) {
+  int stops = 0;
+  auto thread = std::make_unique<FakeThread>(FakeThread{&stops});
+  plugin_support::StopAndReset(&thread);
+  assert_int_equal(stops, 1);
+  assert_null(thread.get());
+  plugin_support::StopAndReset(&thread);  // none: nothing to stop
+  assert_int_equal(stops, 1);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(TestBudgetConfIsBesideTheDaemonsThenTheEnvironmentsSlurmConf),
+      cmocka_unit_test(TestLoadBudgetConfReadsTheFileBesideSlurmConf),
+      cmocka_unit_test(TestGuardedCallReportsAndReturnsOnError),
+      cmocka_unit_test(TestStopAndResetStopsOnceAndToleratesNone),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
