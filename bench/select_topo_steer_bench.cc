@@ -45,7 +45,7 @@ int main() {
   for (int j = 0; j < kRunningJobs; ++j) {
     budget::RunningJob& job = running[j];
     job.job_id = uint32_t(j + 1);
-    job.nodes = {int32_t(rng() % kNodes)};
+    job.nodes.push_back(budget::NodeGpus{int32_t(rng() % kNodes), uint32_t(1 + rng() % 8)});
     job.start = kNow - budget::Seconds(rng() % 36000);
     job.min_runtime = budget::Seconds(rng() % 4) * 900;
     job.time_limit = 86400;
