@@ -5,9 +5,10 @@
 #      with AddressSanitizer + UndefinedBehaviorSanitizer;
 #   2. a link-time-optimised build that fails on any violation of C++'s
 #      one-definition rule (-Werror=odr);
-#   3. the fuzz smoke: every fuzz target (fuzz/, built with clang and
+#   3. the benchmark programs (bench/) build;
+#   4. the fuzz smoke: every fuzz target (fuzz/, built with clang and
 #      libFuzzer) for a few seconds (FUZZ_SMOKE_SECONDS, 3) on its seeds;
-#   4. the integration tests on real local clusters (test/integration/),
+#   5. the integration tests on real local clusters (test/integration/),
 #      three at a time, against the plugins of the plain build.
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
 # Each step prints its wall time. Run as root on Debian 12.
@@ -99,6 +100,16 @@ if (cd "$odr_build" && { [ -f Makefile ] || "$repo/configure" -q --with-slurm-so
 else
   grep -E "One Definition Rule|error" "$odr_build.log" | head -20
   failed=$((failed + 1)); echo "odr: FAILED (log: $odr_build.log)"
+fi
+
+# The benchmark programs (bench/Makefile.am) are built, not run: `make
+# bench` is run by hand, and its programs must still compile in between.
+step "benchmark programs build (make -C bench bench-programs)"
+if make -C "$build/bench" -s -j"$jobs" bench-programs >"$build/bench-programs.log" 2>&1; then
+  passed=$((passed + 1)); echo "bench programs: ok"
+else
+  grep -E "error" "$build/bench-programs.log" | head -20
+  failed=$((failed + 1)); echo "bench programs: FAILED (log: $build/bench-programs.log)"
 fi
 
 # The fuzz targets (fuzz/Makefile.am) for a few seconds each: one line per
