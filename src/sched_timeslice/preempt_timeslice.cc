@@ -36,10 +36,12 @@
 #include <string>
 
 #include "libbudget/config.h"
+#include "libbudget/config_last_good.h"
 #include "libbudget/slurm_settings.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/slurm_headers.h"
 #include "sched_timeslice/timeslice_thread.h"
+#include "slurm_compat/reconfigure.h"
 
 extern "C" {
 #include "src/common/run_in_daemon.h"
@@ -58,7 +60,14 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   std::string path = budget::BudgetConfigPathBeside(conf);
   budget::BudgetConfig config;
   bool missing = false;
-  budget::Status st = budget::LoadBudgetConfig(path, &config, &missing);
+  std::string fallback;
+  budget::Status st = budget::LoadBudgetConfigWithLastGood(
+      path, running_in_slurmctld() && slurm_conf.state_save_location ? slurm_conf.state_save_location : "",
+      running_in_slurmctld() && slurm_compat::SlurmctldReexecutedByReconfigure(), nullptr, &config, &missing,
+      &fallback);
+  // A bad file at a reconfigure that re-executed slurmctld (23.11+): the
+  // last good one is used, and the log says so as an error.
+  if (st.ok() && !fallback.empty()) error("preempt/timeslice: %s", fallback.c_str());
   if (!st.ok()) {
     // The last line slurmctld prints, and the only one about it.
     if (running_in_slurmctld()) fatal("preempt/timeslice: %s", st.message().c_str());
