@@ -103,7 +103,7 @@ stage_plugins() {
 # The installed Slurm's major.minor series as a number (2205, 2411).
 slurm_series() {
   local v
-  v=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm \([0-9]*\)\.\([0-9]*\)\..*/\1\2/p')
+  v=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1\2/p')
   echo "${v:-0}"
 }
 
