@@ -155,6 +155,8 @@ elif [ "${SKIP_2411:-0}" != 1 ]; then
     # The root's automake differs from the host's: configure and the
     # Makefile.in files are the host's (set-up above), never regenerated.
     slurm_src=$(ls -d "$src_2411"/slurm-wlm-*/ 2>/dev/null | head -n 1)
+    mkdir -p "$build_2411"
+    unit_out=$build_2411/unit-tests.out
     # By default (the CI subset) only what 24.11 changes is built and unit
     # tested there: the core library, the five Slurm adapters and sbudget,
     # with the adapters' own tests. The core's, the simulator's and the fuzz
@@ -171,12 +173,12 @@ elif [ "${SKIP_2411:-0}" != 1 ]; then
     fi
     if "$root_sh" run bash -c "mkdir -p '$build_2411' && cd '$build_2411' &&
         { [ -f Makefile ] || '$repo/configure' -q --with-slurm-source='${slurm_src%/}'; } &&
-        $make_2411" >"$build_2411.check.out" 2>&1; then
+        $make_2411" >"$unit_out" 2>&1; then
       passed=$((passed + 1)); echo "24.11 build: ok"
     else
-      tail -n 30 "$build_2411.check.out"; failed=$((failed + 1)); echo "24.11 build or unit tests: FAILED"
+      tail -n 30 "$unit_out"; failed=$((failed + 1)); echo "24.11 build or unit tests: FAILED"
     fi
-    count_programs "$build_2411.check.out" "24.11 unit (programs)"
+    count_programs "$unit_out" "24.11 unit (programs)"
     step "Slurm 24.11: integration tests in the root"
     tests_2411=()
     if [ "${TESTS_2411:-}" != all ]; then
