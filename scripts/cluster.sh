@@ -26,7 +26,8 @@
 #   SELECT_TYPE        default select/cons_tres
 #   PRIORITY_TYPE      default priority/basic
 #   SCHEDULER_TYPE     default sched/builtin
-#   PREEMPT_TYPE       default preempt/none
+#   PREEMPT_TYPE       default preempt/none (none on 23.11+, which removed it:
+#                      no PreemptType line)
 #   JOB_SUBMIT_PLUGINS default contract
 #   JOB_COMP_TYPE      default jobcomp/none; jobcomp/filetxt writes one record
 #                      per run (requeued runs too) to JOB_COMP_LOC
@@ -99,6 +100,20 @@ stage_plugins() {
              -o -name 'select_*' -o -name 'preempt_*' -o -name 'job_submit_*' -o -name 'spank_*' \) 2>/dev/null)
 }
 
+# The installed Slurm's major.minor series as a number (2205, 2411).
+slurm_series() {
+  local v
+  v=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1\2/p')
+  echo "${v:-0}"
+}
+
+# preempt/none is gone in 23.11: there no PreemptType line means no preemption.
+preempt_line() {
+  local type=${PREEMPT_TYPE:-preempt/none}
+  if [ "$type" = preempt/none ] && [ "$(slurm_series)" -ge 2311 ]; then return 0; fi
+  echo "PreemptType=$type"
+}
+
 write_config() {
   local n=$1 gpus=$2
   mkdir -p "$dir"/{etc,state,spool,log,run,dev,munge}
@@ -155,7 +170,7 @@ SelectType=${SELECT_TYPE:-select/cons_tres}
 SelectTypeParameters=CR_Core
 PriorityType=${PRIORITY_TYPE:-priority/basic}
 SchedulerType=${SCHEDULER_TYPE:-sched/builtin}
-PreemptType=${PREEMPT_TYPE:-preempt/none}
+$(preempt_line)
 $([ -n "${JOB_SUBMIT_PLUGINS-contract}" ] && echo "JobSubmitPlugins=${JOB_SUBMIT_PLUGINS-contract}")
 CONF
   fi
@@ -172,6 +187,16 @@ CONF
     { key = tolower($1); if (key in at) lines[at[key]] = ""; lines[++n] = $0; at[key] = n }
     END { for (i = 1; i <= n; i++) if (lines[i] != "" || i == 1) print lines[i] }' "$conf.base" > "$conf"
   rm -f "$conf.base"
+
+  # slurmd 24.05+ needs a cgroup plugin or this line: a chroot (the Debian 13
+  # root of scripts/trixie_root.sh) has no cgroup file system to give it.
+  # CgroupPlugin=disabled exists since 24.05; 22.05 reads no cgroup.conf
+  # with these plugins (proctrack/linuxproc, task/none).
+  if [ "$(slurm_series)" -ge 2405 ]; then
+    echo "CgroupPlugin=disabled" > "$dir/etc/cgroup.conf"
+  else
+    rm -f "$dir/etc/cgroup.conf"
+  fi
 
   cat > "$dir/etc/gres.conf" <<CONF
 AutoDetect=off

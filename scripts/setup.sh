@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a Debian 12 machine to build and run slurm-budget, from nothing:
+# Sets up a Debian 12 (Slurm 22.05) or Debian 13 (Slurm 24.11) machine to
+# build and run slurm-budget, from nothing:
 #   1. installs every Debian package needed (build tools, Slurm daemons and
 #      clients, slurmdbd and MariaDB, munge, the dev libraries);
 #   2. gets Slurm's source at exactly the installed slurmctld version (for the
@@ -8,7 +9,11 @@
 #   3. configures and builds the suite in build/.
 # Idempotent: on a machine already set up it does no network work and takes
 # seconds. Run as root. Environment: BUILD_DIR (default <repo>/build),
-# SLURM_SRC_ROOT (default <repo>/slurm-src), CONFIGURE_FLAGS (extra flags).
+# SLURM_SRC_ROOT (default <repo>/slurm-src), CONFIGURE_FLAGS (extra flags),
+# SETUP_ONLY=1 (stop after packages and source: no configure, no build).
+# Where the mirror serves no Debian source package for the installed version
+# (Debian 13's mirror here has only the upstream tarball), the upstream
+# tarball alone is fetched (apt-get source --tar-only) and unpacked.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +60,19 @@ else
 fi
 
 # --- Slurm source at exactly the installed version -----------------------------
+# fetch_upstream_tarball: the upstream tarball only, unpacked at $src_dir. The
+# internal headers the plugins need are upstream's; Debian's patches do not
+# touch them.
+fetch_upstream_tarball() {
+  say "no Debian source package for $slurm_version: fetching the upstream tarball only"
+  rm -rf "${src_root:?}"/*
+  (cd "$src_root" && apt-get source -qq --tar-only "slurm-wlm=$slurm_version" >/dev/null) || return 1
+  local tarball
+  tarball=$(ls "$src_root"/slurm-wlm_"$upstream".orig.tar.* 2>/dev/null | head -n 1)
+  [ -n "$tarball" ] || return 1
+  mkdir -p "$src_dir"
+  tar xf "$tarball" -C "$src_dir" --strip-components=1 || return 1
+}
 slurm_version=$(dpkg-query -W -f='${Version}' slurmctld)
 upstream=${slurm_version%%-*}            # 22.05.8-4+deb12u3 -> 22.05.8
 src_dir="$src_root/slurm-wlm-$upstream"
@@ -80,11 +98,14 @@ else
   rm -rf "$src_root"
   mkdir -p "$src_root"
   (cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null 2>&1) ||
-    (apt-get update -qq && cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null) ||
-    die "apt-get source slurm-wlm=$slurm_version failed"
+    (apt-get update -qq && cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null 2>&1) ||
+    fetch_upstream_tarball ||
+    die "apt-get source slurm-wlm=$slurm_version failed, and so did apt-get source --tar-only"
   [ -f "$src_dir/src/slurmctld/slurmctld.h" ] || die "unpacked source not found at $src_dir"
   echo "$slurm_version" > "$stamp"
 fi
+
+[ "${SETUP_ONLY:-0}" = 1 ] && { say "packages and source ready (SETUP_ONLY=1: no build)"; exit 0; }
 
 # --- configure and build -------------------------------------------------------
 cd "$repo"

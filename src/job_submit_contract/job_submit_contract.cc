@@ -44,11 +44,13 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
 extern "C" {
+#include "slurm_compat/begin_internal_headers.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
+#include "slurm_compat/end_internal_headers.h"
 }
 #pragma GCC diagnostic pop
 
@@ -61,6 +63,7 @@ extern "C" {
 #include "known_accounts.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
+#include "slurm_compat/reconfigure.h"
 
 extern "C" {
 extern const char plugin_name[] = "Job contract (--min-runtime, --resumable) plugin";
@@ -329,7 +332,9 @@ void RecordRefusal(job_record_t* job_ptr, const std::string& reason) {
   last_job_update = now;  // saved with the job's state
 }
 
-int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+// `err_msg`: where the requester's message goes (23.02+), or null (22.05,
+// whose job_modify() has none).
+int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid, char** err_msg) {
   const Settings settings = CurrentSettings();
   budget::ContractedJob job;
   job.contract = CurrentContract(job_ptr, settings.config);
@@ -343,11 +348,12 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
     case budget::UpdateVerdict::kChanged:
       break;
     default:
-      // job_modify() has no err_msg in 22.05: the requester sees the error
-      // code's text; the log and the job's notes (sbudget explain) say why.
+      // On 22.05 (no err_msg) the requester sees the error code's text; the
+      // log and the job's notes (sbudget explain) say why on both.
       info("job_submit/contract: refused update of JobId=%u by uid %u: %s", job_ptr->job_id, submit_uid,
            review.message.c_str());
       RecordRefusal(job_ptr, review.message);
+      if (err_msg) SetSlurmString(err_msg, review.message);
       return RefusalCode(review.verdict);
   }
   std::string record_holder;
@@ -375,13 +381,24 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
 
 int Init() {
   auto watch = std::make_unique<budget::BudgetConfigWatch>(plugin_support::BudgetConfPath(slurm_conf.slurm_conf));
-  budget::BudgetConfig config;
-  bool missing = false;
-  budget::Status st = watch->Load(&config, &missing);
+  // The watch remembers the version it saw, even a bad one, so that a bad
+  // file is not reported again at each submission.
+  budget::BudgetConfig seen;
+  bool seen_missing = false;
+  (void)watch->Load(&seen, &seen_missing);
+  plugin_support::LoadOptions options;
+  if (slurm_conf.state_save_location) options.state_dir = slurm_conf.state_save_location;
+  options.reconfiguring = slurm_compat::SlurmctldReexecutedByReconfigure();
+  plugin_support::LoadedBudgetConf conf;
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, options, &conf);
   // One fatal line naming file, line and key, the last line slurmctld
   // prints (were init() to fail, Slurm would end with a line of its own).
   if (!st.ok()) fatal("job_submit/contract: %s", st.message().c_str());
-  if (missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
+  // A bad file at a reconfigure (23.11+ re-executes slurmctld): the last
+  // good one is used, and the log says so as an error.
+  if (!conf.fallback.empty()) error("job_submit/contract: %s", conf.fallback.c_str());
+  const budget::BudgetConfig& config = conf.config;
+  if (conf.missing) info("job_submit/contract: %s not found, using the defaults", watch->path().c_str());
   std::lock_guard<std::mutex> lock(g_settings_mutex);
   g_settings = SettingsFor(config);
   g_watch = std::move(watch);
@@ -415,9 +432,15 @@ int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   }
 }
 
+#if SLURM_BUDGET_SLURM_SERIES >= 2302
+// 23.02+ gives job_modify() an err_msg, shown to the requester.
+int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid, char** err_msg) {
+#else
 int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  char** err_msg = nullptr;
+#endif
   try {
-    return Modify(job_desc, job_ptr, submit_uid);
+    return Modify(job_desc, job_ptr, submit_uid, err_msg);
   } catch (...) {
     error("job_submit/contract: internal error on update of JobId=%u; refused", job_ptr->job_id);
     return SLURM_ERROR;

@@ -35,4 +35,24 @@ budget::Status LoadBudgetConf(const char* daemon_slurm_conf, LoadedBudgetConf* o
   return st;
 }
 
+budget::Status LoadBudgetConf(const char* daemon_slurm_conf, const LoadOptions& options, LoadedBudgetConf* out) {
+  if (options.state_dir.empty() && !options.check) return LoadBudgetConf(daemon_slurm_conf, out);
+  LoadedBudgetConf loaded;
+  loaded.path = BudgetConfPath(daemon_slurm_conf);
+  out->path = loaded.path;
+  budget::BudgetConfigCheck check = options.check;
+  if (!check) check = [](const budget::BudgetConfig&, bool) { return budget::Status::Ok(); };
+  budget::Status st;
+  if (options.state_dir.empty()) {
+    st = budget::LoadBudgetConfig(loaded.path, &loaded.config, &loaded.missing);
+    if (st.ok()) st = check(loaded.config, loaded.missing);
+  } else {
+    st = budget::LoadBudgetConfigWithLastGood(loaded.path, options.state_dir, options.reconfiguring, check,
+                                              &loaded.config, &loaded.missing, &loaded.fallback);
+  }
+  if (!st.ok()) return st;
+  *out = std::move(loaded);
+  return st;
+}
+
 }  // namespace plugin_support

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "libbudget/config/config.h"
+#include "libbudget/config/config_last_good.h"
 #include "libbudget/status.h"
 
 namespace plugin_support {
@@ -31,12 +32,29 @@ struct LoadedBudgetConf {
   std::string path;              // the file read (or looked for)
   budget::BudgetConfig config;   // the defaults where the file is missing
   bool missing = false;          // the file does not exist
+  // Set when a bad file at a reconfigure was replaced by the last good one
+  // (libbudget/config/config_last_good.h): one line to log as an error.
+  std::string fallback;
+};
+
+// How a slurmctld plugin loads it: keeping the last good copy in
+// `state_dir` (StateSaveLocation; "" keeps none), falling back to it when
+// `reconfiguring` (slurmctld re-executed by `scontrol reconfigure`, Slurm
+// 23.11+: slurm_compat/reconfigure.h), under the plugin's own `check`
+// (none: any file that parses).
+struct LoadOptions {
+  std::string state_dir;
+  bool reconfiguring = false;
+  budget::BudgetConfigCheck check;
 };
 
 // Loads BudgetConfPath(daemon_slurm_conf) (budget::LoadBudgetConfig): a
 // missing file is not an error (out->missing, the defaults); a bad one is
 // InvalidArgument naming file, line and key. REQUIRES: out != nullptr.
 budget::Status LoadBudgetConf(const char* daemon_slurm_conf, LoadedBudgetConf* out);
+
+// The same, with the last good copy (LoadOptions above).
+budget::Status LoadBudgetConf(const char* daemon_slurm_conf, const LoadOptions& options, LoadedBudgetConf* out);
 
 }  // namespace plugin_support
 

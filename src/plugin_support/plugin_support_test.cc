@@ -90,6 +90,48 @@ void TestLoadBudgetConfReadsTheFileBesideSlurmConf(void**) {
   rmdir(dir.c_str());
 }
 
+// With a state directory: a good file is kept as the last good one; a bad
+// one at a reconfigure falls back to it (and says so), at a real start it
+// is the error; the plugin's own check refuses like a bad file.
+void TestLoadBudgetConfFallsBackToTheLastGoodAtAReconfigure(void**) {
+  const std::string dir = TempDir();
+  const std::string slurm_conf = dir + "/slurm.conf";
+  const std::string budget_conf = dir + "/budget.conf";
+  plugin_support::LoadOptions options;
+  options.state_dir = dir;
+
+  std::ofstream(budget_conf) << "RecalcInterval=45\n";
+  LoadedBudgetConf loaded;
+  assert_true(LoadBudgetConf(slurm_conf.c_str(), options, &loaded).ok());
+  assert_int_equal(loaded.config.recalc_interval, 45);
+  assert_true(loaded.fallback.empty());
+
+  std::ofstream(budget_conf) << "RecalcInterval=oops\n";
+  LoadedBudgetConf start;
+  assert_false(LoadBudgetConf(slurm_conf.c_str(), options, &start).ok());  // a real start: the error
+  options.reconfiguring = true;
+  LoadedBudgetConf reconf;
+  assert_true(LoadBudgetConf(slurm_conf.c_str(), options, &reconf).ok());
+  assert_int_equal(reconf.config.recalc_interval, 45);
+  assert_non_null(strstr(reconf.fallback.c_str(), "RecalcInterval"));
+
+  // The plugin's check refuses a file that parses; there is no last good
+  // one it accepts either (the saved one fails it too).
+  std::ofstream(budget_conf) << "RecalcInterval=60\n";
+  options.check = [](const budget::BudgetConfig& c, bool) {
+    return c.budget_tree.empty() ? budget::Status::InvalidArgument("BudgetTree is not set")
+                                 : budget::Status::Ok();
+  };
+  LoadedBudgetConf checked;
+  budget::Status st = LoadBudgetConf(slurm_conf.c_str(), options, &checked);
+  assert_false(st.ok());
+  assert_non_null(strstr(st.message().c_str(), "BudgetTree is not set"));
+
+  unlink(budget_conf.c_str());
+  unlink((dir + "/" + budget::kLastGoodBudgetConfigFile).c_str());
+  rmdir(dir.c_str());
+}
+
 // Nothing escapes GuardedCall: a std::exception is reported by its what(),
 // anything else as "unknown exception", and on_error is returned.
 void TestGuardedCallReportsAndReturnsOnError(void**) {
@@ -127,6 +169,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(TestBudgetConfIsBesideTheDaemonsThenTheEnvironmentsSlurmConf),
       cmocka_unit_test(TestLoadBudgetConfReadsTheFileBesideSlurmConf),
+      cmocka_unit_test(TestLoadBudgetConfFallsBackToTheLastGoodAtAReconfigure),
       cmocka_unit_test(TestGuardedCallReportsAndReturnsOnError),
       cmocka_unit_test(TestStopAndResetStopsOnceAndToleratesNone),
   };

@@ -42,6 +42,7 @@
 #include "priority_budget/recalc_thread.h"
 #include "priority_budget/slurm_headers.h"
 #include "priority_budget/sprio_factors.h"
+#include "slurm_compat/reconfigure.h"
 
 extern "C" {
 extern const char plugin_name[] = "Priority budget (hierarchical fair share over GPU-time budgets) plugin";
@@ -76,22 +77,30 @@ void WarnIfAnyUserMayChargeAnyAccount() {
 }
 
 int Init() {
-  plugin_support::LoadedBudgetConf conf;
-  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, &conf);
-  const std::string& path = conf.path;
-  const budget::BudgetConfig& config = conf.config;
-  const bool missing = conf.missing;
-  // One fatal line naming file, line and key: the last line slurmctld prints.
-  if (!st.ok()) fatal("priority/budget: %s", st.message().c_str());
-  if (missing || config.budget_tree.empty()) {
-    fatal("priority/budget: BudgetTree is not set in %s%s: priority/budget needs an allocation tree "
-          "(BudgetTree=<path, file://, http:// or https:// URL of the tree JSON>)",
-          path.c_str(), missing ? " (the file does not exist)" : "");
-  }
+  std::string path = plugin_support::BudgetConfPath(slurm_conf.slurm_conf);
   if (!slurm_conf.state_save_location || !*slurm_conf.state_save_location) {
     error("priority/budget: StateSaveLocation is not set: the ledger has nowhere to live");
     return SLURM_ERROR;
   }
+  auto needs_tree = [&path](const budget::BudgetConfig& c, bool missing) {
+    if (!missing && !c.budget_tree.empty()) return budget::Status::Ok();
+    return budget::Status::InvalidArgument(
+        "BudgetTree is not set in " + path + (missing ? " (the file does not exist)" : "") +
+        ": priority/budget needs an allocation tree (BudgetTree=<path, file://, http:// or https:// URL of the "
+        "tree JSON>)");
+  };
+  plugin_support::LoadOptions options;
+  options.state_dir = slurm_conf.state_save_location;
+  options.reconfiguring = slurm_compat::SlurmctldReexecutedByReconfigure();
+  options.check = needs_tree;
+  plugin_support::LoadedBudgetConf conf;
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, options, &conf);
+  // One fatal line naming file, line and key: the last line slurmctld prints.
+  if (!st.ok()) fatal("priority/budget: %s", st.message().c_str());
+  const budget::BudgetConfig& config = conf.config;
+  // A bad file at a reconfigure (23.11+ re-executes slurmctld): the last
+  // good one is used, and the log says so as an error.
+  if (!conf.fallback.empty()) error("priority/budget: %s", conf.fallback.c_str());
   auto thread = std::make_unique<budget_prio::RecalcThread>(config, path, slurm_conf.state_save_location, &g_state);
   thread->SetStandingsRead(TimesliceConfigured());
   st = thread->Start();
@@ -165,7 +174,14 @@ double priority_p_calc_fs_factor(long double usage_efctv, long double shares_nor
   return std::pow(2.0, -static_cast<double>(usage_efctv / shares_norm));
 }
 
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+// 23.11+: no request (sprio filters itself); the job, node and partition
+// read locks are held.
+List priority_p_get_priority_factors_list(uid_t uid) {
+  const void* req_msg = nullptr;
+#else
 List priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg, uid_t uid) {
+#endif
   try {
     std::shared_ptr<const budget_prio::OrderView> view = g_state.order();
     return static_cast<List>(budget_prio::BuildPriorityFactorsList(req_msg, uid, view.get()));
@@ -174,6 +190,17 @@ List priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_ms
     return nullptr;
   }
 }
+
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+// 23.11+ requires these two. The recalc thread starts in init() and waits
+// for the job list itself, so there is nothing to start here. `prio_boost`
+// is what multifactor adds to every priority after a restart to stay above
+// the old ones; the budget order recomputes every priority from the ledger
+// at its first pass, so there is nothing to boost.
+void priority_p_thread_start(void) {}
+
+uint32_t priority_p_recover(uint32_t prio_boost) { return 0; }
+#endif
 
 void priority_p_job_end(job_record_t* job_ptr) {
   try {

@@ -9,6 +9,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
 extern "C" {
+#include "slurm_compat/begin_internal_headers.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/list.h"
@@ -18,6 +19,7 @@ extern "C" {
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/node_conf.h"
 #include "src/slurmctld/slurmctld.h"
+#include "slurm_compat/end_internal_headers.h"
 }
 #pragma GCC diagnostic pop
 

@@ -6,15 +6,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-
 #include "libbudget/config/gpu_count.h"
-
-// Exported by libslurm (src/common/slurm_protocol_defs.c) but not declared
-// in its public headers; these are the names scontrol itself prints.
-extern "C" char* slurm_job_state_string(uint32_t state);
-extern "C" char* slurm_job_reason_string(enum job_state_reason reason);
+// libslurm, where 22.05 and 24.11 differ; the state and reason strings are
+// the names scontrol itself prints.
+#include "slurm_compat/client_api.h"
 
 namespace sbudget {
 
@@ -44,7 +39,7 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
   job.job_id = j.job_id;
   job.state = OrEmpty(slurm_job_state_string(j.job_state));
   job.base_state = OrEmpty(slurm_job_state_string(j.job_state & JOB_STATE_BASE));
-  job.reason = OrEmpty(slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)));
+  job.reason = OrEmpty(slurm_compat::JobReasonString(static_cast<job_state_reason>(j.state_reason)));
   job.user = j.user_name != nullptr ? j.user_name : UserName(j.user_id);
   job.account = OrEmpty(j.account);
   job.admin_comment = OrEmpty(j.admin_comment);
@@ -70,9 +65,10 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
 }  // namespace
 
 budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
+  slurm_compat::ClientInit();
   job_info_msg_t* msg = nullptr;
   if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
-    int err = slurm_get_errno();
+    int err = slurm_compat::LastError();
     if (err == ESLURM_INVALID_JOB_ID) {
       return budget::Status::NotFound("Slurm does not know job " + std::to_string(job_id));
     }
@@ -91,10 +87,11 @@ budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
 namespace {
 
 budget::Status LoadJobs(bool pending_only, std::vector<SlurmJob>* out) {
+  slurm_compat::ClientInit();
   job_info_msg_t* msg = nullptr;
   // SHOW_ALL: every partition's jobs, hidden ones included, as squeue -a.
   if (slurm_load_jobs(0, &msg, SHOW_ALL | (pending_only ? 0 : SHOW_DETAIL)) != SLURM_SUCCESS) {
-    return budget::Status::IOError(std::string("slurm_load_jobs: ") + slurm_strerror(slurm_get_errno()));
+    return budget::Status::IOError(std::string("slurm_load_jobs: ") + slurm_strerror(slurm_compat::LastError()));
   }
   out->clear();
   for (uint32_t i = 0; msg != nullptr && i < msg->record_count; ++i) {
@@ -112,10 +109,11 @@ budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) { return LoadJob
 budget::Status LoadSlurmJobs(std::vector<SlurmJob>* out) { return LoadJobs(false, out); }
 
 budget::Status LoadStateSaveLocation(std::string* out) {
+  slurm_compat::ClientInit();
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS || conf == nullptr) {
     return budget::Status::IOError(std::string("cannot ask slurmctld for StateSaveLocation: ") +
-                                   slurm_strerror(slurm_get_errno()));
+                                   slurm_strerror(slurm_compat::LastError()));
   }
   *out = OrEmpty(conf->state_save_location);
   slurm_free_ctl_conf(conf);

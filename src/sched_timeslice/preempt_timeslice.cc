@@ -42,6 +42,7 @@
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/slurm_headers.h"
 #include "sched_timeslice/timeslice_thread.h"
+#include "slurm_compat/reconfigure.h"
 
 extern "C" {
 #include "src/common/run_in_daemon.h"
@@ -56,10 +57,16 @@ budget::Seconds g_default_min_runtime = 0;
 std::unique_ptr<timeslice::TimesliceThread> g_thread;
 
 bool LoadThreadConfig(timeslice::ThreadConfig* out) {
+  plugin_support::LoadOptions options;
+  if (running_in_slurmctld() && slurm_conf.state_save_location) options.state_dir = slurm_conf.state_save_location;
+  options.reconfiguring = running_in_slurmctld() && slurm_compat::SlurmctldReexecutedByReconfigure();
   plugin_support::LoadedBudgetConf conf;
-  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, &conf);
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, options, &conf);
   const std::string& path = conf.path;
   const budget::BudgetConfig& config = conf.config;
+  // A bad file at a reconfigure that re-executed slurmctld (23.11+): the
+  // last good one is used, and the log says so as an error.
+  if (st.ok() && !conf.fallback.empty()) error("preempt/timeslice: %s", conf.fallback.c_str());
   if (!st.ok()) {
     // The last line slurmctld prints, and the only one about it.
     if (running_in_slurmctld()) fatal("preempt/timeslice: %s", st.message().c_str());

@@ -8,6 +8,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
 extern "C" {
+#include "slurm_compat/begin_internal_headers.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
@@ -19,7 +20,13 @@ extern "C" {
 #include "src/common/node_conf.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/job_scheduler.h"
+// Slurm 23.02+ moved the plugin interfaces to src/interfaces/.
+#if SLURM_BUDGET_SLURM_SERIES >= 2302
+#include "src/interfaces/preempt.h"
+#else
 #include "src/slurmctld/preempt.h"
+#endif
+#include "slurm_compat/end_internal_headers.h"
 }
 #pragma GCC diagnostic pop
 

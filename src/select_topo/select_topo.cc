@@ -31,6 +31,7 @@
 #include "plugin_support/guarded_call.h"
 #include "select_topo/slurm_headers.h"
 #include "select_topo/topo_steer.h"
+#include "slurm_compat/reconfigure.h"
 
 extern "C" {
 extern const char plugin_name[] = "GPU packing over Trackable RESources (cons_tres) selection";
@@ -57,7 +58,9 @@ const char* kSelectSyms[] = {
     "select_p_job_ready",
     "select_p_job_expand",
     "select_p_job_resized",
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
     "select_p_job_signal",
+#endif
     "select_p_job_fini",
     "select_p_job_suspend",
     "select_p_job_resume",
@@ -78,15 +81,29 @@ const char* kSelectSyms[] = {
     "select_p_select_jobinfo_copy",
     "select_p_select_jobinfo_pack",
     "select_p_select_jobinfo_unpack",
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
     "select_p_select_jobinfo_sprint",
+#endif
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
     "select_p_select_jobinfo_xstrdup",
+#endif
     "select_p_get_info_from_plugin",
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
     "select_p_update_node_config",
+#endif
     "select_p_reconfigure",
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
     "select_p_resv_test",
+#endif
 };
-static_assert(sizeof(kSelectSyms) / sizeof(kSelectSyms[0]) == 37, "plugin_id + the 36 select_p_* calls");
-static_assert(sizeof(slurm_select_ops_t) == 37 * sizeof(void*), "slurm_select_ops_t changed: update kSelectSyms");
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+constexpr size_t kSelectSymCount = 32;  // 23.11 removed five calls
+#else
+constexpr size_t kSelectSymCount = 37;
+#endif
+static_assert(sizeof(kSelectSyms) / sizeof(kSelectSyms[0]) == kSelectSymCount, "plugin_id + the select_p_* calls");
+static_assert(sizeof(slurm_select_ops_t) == kSelectSymCount * sizeof(void*),
+              "slurm_select_ops_t changed: update kSelectSyms");
 
 slurm_select_ops_t g_cons_tres;
 plugin_context_t* g_context = nullptr;
@@ -119,8 +136,11 @@ bool SteersHere() {
 bool LoadSteeringConfig(bool at_init) {
   static budget::Seconds announced_hero_wait = -1;
   static uint32_t announced_hero_min_nodes = 0;
+  plugin_support::LoadOptions options;
+  options.state_dir = StateSaveDir();
+  options.reconfiguring = at_init && slurm_compat::SlurmctldReexecutedByReconfigure();
   plugin_support::LoadedBudgetConf conf;
-  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, &conf);
+  budget::Status st = plugin_support::LoadBudgetConf(slurm_conf.slurm_conf, options, &conf);
   const std::string& path = conf.path;
   const budget::BudgetConfig& config = conf.config;
   if (!st.ok()) {
@@ -128,6 +148,9 @@ bool LoadSteeringConfig(bool at_init) {
     error("select/topo: %s; keeping the previous values", st.message().c_str());
     return false;
   }
+  // A bad file at a reconfigure that re-executed slurmctld (23.11+): the
+  // last good one is used, and the log says so as an error.
+  if (!conf.fallback.empty()) error("select/topo: %s", conf.fallback.c_str());
   if (conf.missing) info("select/topo: %s not found, using the defaults", path.c_str());
   topo::ConfigureSteering(config, StateSaveDir());
   if (!at_init && config.hero_wait == announced_hero_wait && config.hero_min_nodes == announced_hero_min_nodes)
@@ -177,11 +200,11 @@ int select_p_node_init(void) {
 
 int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes, uint32_t max_nodes,
                       uint32_t req_nodes, uint16_t mode, List preemptee_candidates, List* preemptee_job_list,
-                      bitstr_t* exc_core_bitmap) {
+                      SELECT_EXCLUSIONS_PARAMS) {
   if (running_in_slurmctld()) {
     try {
       return topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-                                preemptee_candidates, preemptee_job_list, exc_core_bitmap);
+                                preemptee_candidates, preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
     } catch (...) {
       // The steering allocates only before it calls cons_tres; falling back
       // to plain cons_tres on the caller's untouched bitmap is safe.
@@ -189,7 +212,7 @@ int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_node
     }
   }
   return g_cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
-                              preemptee_job_list, exc_core_bitmap);
+                              preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
 }
 
 int select_p_job_begin(job_record_t* job_ptr) { return g_cons_tres.job_begin(job_ptr); }
@@ -208,7 +231,9 @@ int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_ptr) {
   return rc;
 }
 
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
 int select_p_job_signal(job_record_t* job_ptr, int signal) { return g_cons_tres.job_signal(job_ptr, signal); }
+#endif
 
 int select_p_job_fini(job_record_t* job_ptr) {
   int rc = g_cons_tres.job_fini(job_ptr);
@@ -289,23 +314,29 @@ int select_p_select_jobinfo_unpack(select_jobinfo_t** jobinfo_pptr, buf_t* buffe
   return g_cons_tres.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
 }
 
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
 char* select_p_select_jobinfo_sprint(select_jobinfo_t* jobinfo, char* buf, size_t size, int mode) {
   return g_cons_tres.jobinfo_sprint(jobinfo, buf, size, mode);
 }
+#endif
 
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
 char* select_p_select_jobinfo_xstrdup(select_jobinfo_t* jobinfo, int mode) {
   return g_cons_tres.jobinfo_xstrdup(jobinfo, mode);
 }
+#endif
 
 int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_record_t* job_ptr, void* data) {
   return g_cons_tres.get_info_from_plugin(dinfo, job_ptr, data);
 }
 
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
 int select_p_update_node_config(int index) {
   int rc = g_cons_tres.update_node_config(index);
   AfterChange();
   return rc;
 }
+#endif
 
 int select_p_reconfigure(void) {
   int rc = g_cons_tres.reconfigure();
@@ -320,9 +351,11 @@ int select_p_reconfigure(void) {
   return rc;
 }
 
+#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
 bitstr_t* select_p_resv_test(resv_desc_msg_t* resv_desc_ptr, uint32_t node_cnt, bitstr_t* avail_bitmap,
                              bitstr_t** core_bitmap) {
   return g_cons_tres.resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
 }
+#endif
 
 }  // extern "C"

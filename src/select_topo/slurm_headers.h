@@ -12,22 +12,32 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
 extern "C" {
+#include "slurm_compat/begin_internal_headers.h"
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/plugin.h"
-#include "src/common/select.h"
 #include "src/common/slurm_protocol_defs.h"
-#include "src/common/slurm_topology.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
+// Slurm 23.02+ moved the plugin interfaces to src/interfaces/.
+#if SLURM_BUDGET_SLURM_SERIES >= 2302
+#include "src/interfaces/gres.h"
+#include "src/interfaces/select.h"
+#include "src/interfaces/topology.h"
+#else
+#include "src/common/gres.h"
+#include "src/common/select.h"
+#include "src/common/slurm_topology.h"
+#endif
+#include "slurm_compat/end_internal_headers.h"
 }
 #pragma GCC diagnostic pop
+#include "slurm_compat/select_api.h"
 
 // Node and switch tables are defined in slurmctld (libslurmfull), not in the
 // libslurm.so that the clients link, so a strong reference to them fails the
@@ -37,5 +47,13 @@ extern "C" {
 #pragma weak switch_record_cnt
 #pragma weak switch_record_table
 #pragma weak next_node
+// 23.11+: the switch table comes through the topology interface
+// (slurm_compat/select_api.h), also defined in slurmctld only.
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+#pragma weak topology_g_get
+#pragma weak topology_g_topology_free
+#pragma weak topology_get_plugin_id
+#pragma weak node_name2bitmap
+#endif
 
 #endif  // SLURM_BUDGET_SELECT_TOPO_SLURM_HEADERS_H_

@@ -40,7 +40,7 @@ constexpr int kMaxPackingTries = 4;
 
 using JobTestFn = int (*)(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes, uint32_t max_nodes,
                           uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-                          List* preemptee_job_list, bitstr_t* exc_core_bitmap);
+                          List* preemptee_job_list, SELECT_EXCLUSIONS_PARAMS);
 
 // Sets the budget.conf values used (HeroWait, DefaultMinRuntime) and the
 // directory of the state file.
@@ -50,7 +50,7 @@ void ConfigureSteering(const budget::BudgetConfig& config, const std::string& st
 // cons_tres's own. Same contract as select_p_job_test.
 int SteerJobTest(JobTestFn cons_tres_job_test, job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes,
                  uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-                 List* preemptee_job_list, bitstr_t* exc_core_bitmap);
+                 List* preemptee_job_list, SELECT_EXCLUSIONS_PARAMS);
 
 // Logs the fragmentation figure if it changed and rewrites the state file
 // if anything in it changed (free GPUs, usable nodes, hero plan).

@@ -41,6 +41,33 @@ bool NodeUsable(const node_record_t* node_ptr) {
            IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FUTURE(node_ptr) || IS_NODE_POWERED_DOWN(node_ptr));
 }
 
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+// The leaf switch (level 0) of topology.conf of every node (by Slurm's node
+// index), kNoGroup where none. 23.11+ keeps the switch table inside
+// topology/tree: its copy comes through topology_g_get, with each switch's
+// nodes as a host list (slurm_compat/select_api.h). Switch numbers are the
+// table's indices, as on 22.05. Other topology plugins: no groups.
+std::vector<int32_t> LeafSwitchOfNodes() {
+  std::vector<int32_t> leaf(std::max(node_record_count, 0), budget::kNoGroup);
+  if (!topology_g_get || !topology_g_topology_free || !topology_get_plugin_id || !node_name2bitmap) return leaf;
+  if (topology_get_plugin_id() != TOPOLOGY_PLUGIN_TREE) return leaf;
+  dynamic_plugin_data_t* topo = nullptr;
+  if (topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &topo) != SLURM_SUCCESS || !topo) return leaf;
+  const auto* tree = static_cast<const slurm_compat_topoinfo_tree_t*>(topo->data);
+  for (uint32_t s = 0; tree && s < tree->record_count; ++s) {
+    const topo_info_t& sw = tree->topo_array[s];
+    if (sw.level != 0 || !sw.nodes || !*sw.nodes) continue;
+    bitstr_t* nodes = nullptr;
+    node_name2bitmap(sw.nodes, true, &nodes, nullptr);
+    for (int i = 0; nodes && i < static_cast<int>(leaf.size()) && i < bit_size(nodes); ++i) {
+      if (bit_test(nodes, i) && leaf[i] == budget::kNoGroup) leaf[i] = static_cast<int32_t>(s);
+    }
+    FREE_NULL_BITMAP(nodes);
+  }
+  topology_g_topology_free(topo);
+  return leaf;
+}
+#else
 // The leaf switch (level 0) of topology.conf holding the node, or kNoGroup.
 int32_t LeafSwitchOf(int slurm_index) {
   if (!switch_record_table || switch_record_cnt <= 0) return budget::kNoGroup;
@@ -53,6 +80,7 @@ int32_t LeafSwitchOf(int slurm_index) {
   }
   return budget::kNoGroup;
 }
+#endif
 
 budget::Seconds LimitSeconds(uint32_t minutes) {
   if (minutes == NO_VAL || minutes == INFINITE) return -1;
@@ -70,6 +98,9 @@ NodeView BuildNodeView() {
   };
   std::vector<Entry> entries;
   node_record_t* node_ptr;
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+  const std::vector<int32_t> leaf_switch = LeafSwitchOfNodes();
+#endif
   for (int i = 0; (node_ptr = next_node(&i)); ++i) {
     // `scontrol update node Weight=` changes the node's config record, which
     // is what Slurm's own node ordering reads; node_ptr->weight keeps the
@@ -78,7 +109,11 @@ NodeView BuildNodeView() {
     Entry e{weight, i, budget::NodeState{}, node_ptr->name ? node_ptr->name : ""};
     if (!NodeGpus(node_ptr, &e.state.total_gpus, &e.state.free_gpus)) continue;
     e.state.usable = NodeUsable(node_ptr);
+#if SLURM_BUDGET_SLURM_SERIES >= 2311
+    e.state.group = i < static_cast<int>(leaf_switch.size()) ? leaf_switch[i] : budget::kNoGroup;
+#else
     e.state.group = LeafSwitchOf(i);
+#endif
     entries.push_back(std::move(e));
   }
   // Slurm's preference among equal nodes: lower Weight, then lower index.

@@ -8,3 +8,14 @@
  */
 #define USE_ALIAS 1
 #define NDEBUG 1
+
+/*
+ * HAVE_STRLCPY: glibc 2.38 and later (Debian 13) declare strlcpy() in
+ * <string.h>; without this, slurm_xlator.h renames strlcpy to slurm_strlcpy
+ * and src/common/strlcpy.h redeclares it, which clashes with glibc's
+ * declaration. Debian 12's glibc (2.36) has none, so 22.05 builds as before.
+ */
+#include <features.h>
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 38))
+#define HAVE_STRLCPY 1
+#endif

@@ -19,6 +19,13 @@ CLUSTER=$REPO/scripts/cluster.sh
 PASSED=0
 FAILED=0
 
+# slurm_series: the installed Slurm's major.minor as a number (2205, 2411),
+# for the few checks whose expected output differs between the supported
+# versions (doc/admin-guide.md, "Slurm versions").
+slurm_series() { slurmctld -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1\2/p'; }
+SLURM_SERIES=$(slurm_series)
+SLURM_SERIES=${SLURM_SERIES:-0}
+
 # check DESCRIPTION COMMAND...: runs COMMAND; passes when it exits 0.
 check() {
   local what=$1; shift

@@ -37,8 +37,12 @@ warned_once() {
   [ "$n" -eq 1 ] || { echo "$n lines match '$WARNING'"; grep -- "priority/budget: WARNING" "$LOG"; return 1; }
 }
 check "without slurmdbd, priority/budget warns once that any user may charge any account" warned_once
+# 23.11+ reads AccountingStorageType=accounting_storage/none as unset.
+storage_now=accounting_storage/none
+[ "$SLURM_SERIES" -ge 2311 ] && storage_now="(unset)"
+warning_names() { grep -- "$WARNING" "$LOG" | grep -qF -- "$1"; }
 check "... naming what enforces membership" \
-  grep -q -- "$WARNING.*AccountingStorageType=accounting_storage/slurmdbd (not accounting_storage/none) and AccountingStorageEnforce=associations" "$LOG"
+  warning_names "AccountingStorageType=accounting_storage/slurmdbd (not $storage_now) and AccountingStorageEnforce=associations"
 reply=$(user_submits robotics)
 check "... and indeed any user's -A is accepted (robotics)" is_job_id "$reply"
 before_slurmdbd_job=$reply

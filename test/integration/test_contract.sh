@@ -197,8 +197,10 @@ printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMi
 check "scontrol reconfigure after lowering MaxMinRuntime to 1:00:00" scontrol reconfigure
 check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused naming MaxMinRuntime=01:00:00" \
   refused "--min-runtime=2:00:00 exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
-check "... and the log says budget.conf was re-read" \
-  grep -q "job_submit/contract: re-read $conf_dir/budget.conf; MaxMinRuntime=01:00:00" "$CLUSTER_DIR/log/slurmctld.log"
+# 23.11+ runs a reconfigure by re-executing slurmctld: init() reads it again.
+reread="job_submit/contract: re-read $conf_dir/budget.conf; MaxMinRuntime=01:00:00"
+[ "$SLURM_SERIES" -ge 2311 ] && reread="job_submit/contract: loaded; MaxMinRuntime=01:00:00"
+check "... and the log says budget.conf was re-read" grep -q "$reread" "$CLUSTER_DIR/log/slurmctld.log"
 printf 'MaxMinRuntime=1:00:00\nMaxMinRuntme=2:00:00\n' > "$conf_dir/budget.conf"
 check "a broken edit keeps the settings in force (--min-runtime=2:00:00 still refused)" \
   refused "exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true

@@ -111,7 +111,9 @@ check "sbudget -A teamb: that subtree and its ancestors" by_path
 usage_positive() { "$SBUDGET" --json | jq -e '.nodes[1].usage_gpu_hours > 0 and .nodes[2].usage_gpu_hours == 0'; }
 check "--json: teama has used GPU time, teamb none" usage_positive
 check "-p: every line ends with |" bash -c "\"$SBUDGET\" -p | grep -v '|\$' | wc -l | grep -qx 0"
-json_nodes() { "$SBUDGET" --json | jq -e '.nodes | length == 3 and .[1].path == "teama" and .[1].entitlement == 0.7 and (.[2].rank == 0)'; }
+# The entitlement within 1e-9 of 0.7: jq 1.7 (Debian 13) compares a number
+# as written (0.69999999999999996 != 0.7), jq 1.6 as a double.
+json_nodes() { "$SBUDGET" --json | jq -e '.nodes | length == 3 and .[1].path == "teama" and ((.[1].entitlement - 0.7) | fabs) < 1e-9 and (.[2].rank == 0)'; }
 check "--json parses back (jq): 3 nodes, teama 0.7, teamb rank 0" json_nodes
 
 # --- from a login node: ReportDir -------------------------------------------------

@@ -135,7 +135,10 @@ scontrol update nodename=n[1-3] weight=1
 
 low=$(submit -p gpu -N 3 --gres=gpu:8 -t 10 --wrap 'sleep 600') || fail_now "sbatch the low job"
 check "a low-priority job takes the whole cluster" running "$low"
-check "squeue lists it with its GPUs" contains "gres:gpu:8" "$(squeue -h -j "$low" -o '%b')"
+# squeue %b: "gres:gpu:8" on 22.05, "gres/gpu:8" on 23.02+ (TRES names).
+gres_shown="gres:gpu:8"
+[ "$SLURM_SERIES" -ge 2302 ] && gres_shown="gres/gpu:8"
+check "squeue lists it with its GPUs" contains "$gres_shown" "$(squeue -h -j "$low" -o '%b')"
 check "scontrol shows its GPUs in use on n1" contains "GresUsed=gpu:8" "$(scontrol -d show node n1)"
 urgent=$(submit -p urgent --gres=gpu:4 -t 10 --wrap 'sleep 600') || fail_now "sbatch the urgent job"
 check "preemption: the urgent job starts" running "$urgent" 40

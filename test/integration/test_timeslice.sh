@@ -111,7 +111,7 @@ clear_jobs
 sed -i 's/^TimesliceInterval=.*/TimesliceInterval=300/' "$CLUSTER_DIR/etc/budget.conf"
 grep -q '^TimesliceInterval=300' "$CLUSTER_DIR/etc/budget.conf" || echo 'TimesliceInterval=300' >>"$CLUSTER_DIR/etc/budget.conf"
 check "the thread re-reads budget.conf: a pass every 300 s" poll 10 log_has "TimesliceInterval=300 s"
-in_service() { ! sinfo -h -n "$1" -o %T | grep -q drain || { sinfo -h -n "$1" -o %T; return 1; }; }
+in_service() { ! node_state "$1" | grep -q drain || { node_state "$1"; return 1; }; }
 check "n1 is back in service" poll 15 in_service n1
 u2=$(job teamb 0 1 --resumable -w n1) || fail_now "submit u2"
 check "unallocated u2 runs on n1" wait_state "$u2" RUNNING 30

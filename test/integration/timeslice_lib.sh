@@ -60,6 +60,13 @@ clear_jobs() { scancel --quiet -A teama; scancel --quiet -A teamb; poll 30 no_jo
 log_has() { grep -q -- "$1" "$LOG" || { echo "no '$1' in $LOG"; return 1; }; }
 count_in_state() { python3 -c "import json,sys; print(json.load(open('$STATE/timeslice_state.json')).get('$1', 0))" 2>/dev/null || echo 0; }
 node_reason() { scontrol show node "$1" | sed -n 's/^ *Reason=//p'; }
-node_state_is() { local s; s=$(sinfo -h -n "$1" -o %T); [ "$s" = "$2" ] || { echo "node $1 is $s, want $2"; return 1; }; }
+# node_state NODE: sinfo's state of NODE, from the whole node list. Not
+# `sinfo -n NODE`: slurmctld answers a one-node query from the allocation
+# figures of the last whole-list query (proc_req.c, the refresh is #if 0'd
+# out), and 23.02+ clients derive MIXED from those figures
+# (src/api/node_info.c), so on 24.11 a node emptied since then reads
+# "draining" until some client asks for every node.
+node_state() { sinfo -h -N -o '%N %T' | awk -v n="$1" '$1 == n { print $2; exit }'; }
+node_state_is() { local s; s=$(node_state "$1"); [ "$s" = "$2" ] || { echo "node $1 is $s, want $2"; return 1; }; }
 snapshot_fresh() { [ -s "$STATE/budget_report.json" ]; }
 

@@ -1,0 +1,164 @@
+// Tests of the last good budget.conf (config_last_good.h): saved when the
+// file loads, used only at a reconfigure when the file does not.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "libbudget/config/config_last_good.h"
+// Last: CMocka's fail() macro would break <fstream>.
+#include "libbudget/testing/test_support.h"
+
+using budget::BudgetConfig;
+using budget::LoadBudgetConfigWithLastGood;
+using budget::Status;
+
+namespace {
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/config_last_good_test.XXXXXX";
+  assert_non_null(mkdtemp(tmpl));
+  return tmpl;
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  assert_true(static_cast<bool>(out));
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+struct Dirs {
+  std::string etc = TempDir(), state = TempDir();
+  std::string conf() const { return etc + "/budget.conf"; }
+  std::string saved() const { return state + "/" + budget::kLastGoodBudgetConfigFile; }
+  ~Dirs() {
+    unlink(conf().c_str());
+    unlink(saved().c_str());
+    rmdir(etc.c_str());
+    rmdir(state.c_str());
+  }
+};
+
+// priority/budget's rule: a tree must be named.
+Status NeedsTree(const BudgetConfig& c, bool missing) {
+  return c.budget_tree.empty() ? Status::InvalidArgument("BudgetTree is not set") : Status::Ok();
+}
+
+void test_a_good_file_is_used_and_kept(void**) {
+  Dirs d;
+  Write(d.conf(), "MaxMinRuntime=2:00:00\n");
+  BudgetConfig c;
+  bool missing = true;
+  std::string fallback;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, false, nullptr, &c, &missing, &fallback).ok());
+  assert_int_equal(c.max_min_runtime, 7200);  // 2 h
+  assert_false(missing);
+  assert_true(fallback.empty());
+  assert_string_equal(Read(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
+}
+
+void test_at_a_reconfigure_a_bad_file_falls_back_to_the_last_good(void**) {
+  Dirs d;
+  Write(d.conf(), "MaxMinRuntime=2:00:00\n");
+  BudgetConfig c;
+  bool missing = false;
+  std::string fallback;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, false, nullptr, &c, &missing, &fallback).ok());
+  Write(d.conf(), "MaxMinRuntime=2:00:00\nNoSuchKey=1\n");
+  BudgetConfig again;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, true, nullptr, &again, &missing, &fallback).ok());
+  assert_int_equal(again.max_min_runtime, 7200);
+  // The line names the bad file's error and the copy used.
+  assert_non_null(std::strstr(fallback.c_str(), "NoSuchKey"));
+  assert_non_null(std::strstr(fallback.c_str(), "using the last good configuration"));
+  assert_non_null(std::strstr(fallback.c_str(), d.saved().c_str()));
+  // The bad text never replaces the saved one.
+  assert_string_equal(Read(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
+}
+
+void test_at_a_start_a_bad_file_is_an_error(void**) {
+  Dirs d;
+  Write(d.conf(), "MaxMinRuntime=2:00:00\n");
+  BudgetConfig c;
+  bool missing = false;
+  std::string fallback;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, false, nullptr, &c, &missing, &fallback).ok());
+  Write(d.conf(), "NoSuchKey=1\n");
+  BudgetConfig untouched;
+  untouched.max_min_runtime = 1;
+  Status st = LoadBudgetConfigWithLastGood(d.conf(), d.state, false, nullptr, &untouched, &missing, &fallback);
+  assert_false(st.ok());
+  assert_non_null(std::strstr(st.message().c_str(), "NoSuchKey"));
+  assert_int_equal(untouched.max_min_runtime, 1);
+  assert_true(fallback.empty());
+}
+
+void test_without_a_saved_copy_a_reconfigure_reports_the_error(void**) {
+  Dirs d;
+  Write(d.conf(), "NoSuchKey=1\n");
+  BudgetConfig c;
+  bool missing = false;
+  std::string fallback;
+  assert_false(LoadBudgetConfigWithLastGood(d.conf(), d.state, true, nullptr, &c, &missing, &fallback).ok());
+  assert_true(fallback.empty());
+}
+
+void test_the_callers_check_counts_as_an_error(void**) {
+  Dirs d;
+  Write(d.conf(), "BudgetTree=tree.json\n");
+  BudgetConfig c;
+  bool missing = false;
+  std::string fallback;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, false, NeedsTree, &c, &missing, &fallback).ok());
+  // A relative tree is beside budget.conf.
+  assert_string_equal(c.budget_tree.c_str(), (d.etc + "/tree.json").c_str());
+  // The file removed: no tree, so the check refuses it; at a reconfigure
+  // the saved copy is used, its relative tree still beside budget.conf.
+  unlink(d.conf().c_str());
+  BudgetConfig again;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, true, NeedsTree, &again, &missing, &fallback).ok());
+  assert_string_equal(again.budget_tree.c_str(), (d.etc + "/tree.json").c_str());
+  assert_non_null(std::strstr(fallback.c_str(), "BudgetTree is not set"));
+  // At a start it stops.
+  assert_false(LoadBudgetConfigWithLastGood(d.conf(), d.state, false, NeedsTree, &again, &missing, &fallback).ok());
+}
+
+void test_a_missing_file_means_the_defaults_and_keeps_the_copy(void**) {
+  Dirs d;
+  Write(d.conf(), "MaxMinRuntime=2:00:00\n");
+  BudgetConfig c;
+  bool missing = false;
+  std::string fallback;
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, false, nullptr, &c, &missing, &fallback).ok());
+  unlink(d.conf().c_str());
+  assert_true(LoadBudgetConfigWithLastGood(d.conf(), d.state, true, nullptr, &c, &missing, &fallback).ok());
+  assert_true(missing);
+  assert_int_equal(c.max_min_runtime, 28800);  // the default, 8 h
+  assert_true(fallback.empty());
+  assert_string_equal(Read(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_a_good_file_is_used_and_kept),
+      cmocka_unit_test(test_at_a_reconfigure_a_bad_file_falls_back_to_the_last_good),
+      cmocka_unit_test(test_at_a_start_a_bad_file_is_an_error),
+      cmocka_unit_test(test_without_a_saved_copy_a_reconfigure_reports_the_error),
+      cmocka_unit_test(test_the_callers_check_counts_as_an_error),
+      cmocka_unit_test(test_a_missing_file_means_the_defaults_and_keeps_the_copy),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
