@@ -103,7 +103,14 @@ dbd_start_mariadb() {
   dbd_wait 60 dbd_mariadb_up ||
     dbd_fail "MariaDB did not come up" "$dbd_dir/mariadb.log"
   dbd_password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-  dbd_sql "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$dbd_password';
+  # The database is created here, not by slurmdbd: slurmdbd creates it on a
+  # second connection and then retries its first, failed connection on the
+  # same handle, and MariaDB's client library 11.8 (Debian 13) leaves such a
+  # handle unable to read any result ("Number of columns in result (=1) ...
+  # exceeds maximum allowed number of columns (=0)"), which slurmdbd 24.11
+  # takes for a defective server (fatal: _check_mysql_concat_is_sane).
+  dbd_sql "CREATE DATABASE slurm_acct_db;
+           CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$dbd_password';
            GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" ||
     { say "cannot create MariaDB user slurm"; return 1; }
 }

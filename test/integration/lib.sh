@@ -119,6 +119,12 @@ accounting_start() {
   dbd_start "$CLUSTER_DIR/accounting" || fail_now "MariaDB and slurmdbd start"
   sed -i '/^AccountingStorage\(Type\|Host\|Port\|Pass\|Enforce\)=/d' "$SLURM_CONF"
   { dbd_slurm_conf; [ -z "${1:-}" ] || echo "AccountingStorageEnforce=$1"; } >> "$SLURM_CONF"
+  # slurmctld saved a cluster id of its own when it first ran without
+  # accounting; the new database gives the cluster another one when sacctmgr
+  # adds it, and slurmctld 23.11+ refuses to start on the mismatch ("CLUSTER
+  # ID MISMATCH"). The file holds nothing else: the restart takes the
+  # database's id, as a site adding accounting to a cluster does.
+  rm -f "$CLUSTER_DIR/state/clustername"
 }
 
 # accounting_stop: slurmdbd, then MariaDB (only the pids accounting_start
