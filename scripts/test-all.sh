@@ -22,7 +22,7 @@
 # default, so that CI stays near 30 minutes on 2 cores (the host run alone
 # takes 20-24): the plugins, sbudget and their unit tests (FULL_2411=1:
 # everything), and the integration tests listed below (TESTS_2411="a b":
-# those, TESTS_2411=all: every one, test_replay's ~9 min included).
+# those, TESTS_2411=all: every one, test_replay's ~5 min included).
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -203,7 +203,7 @@ elif [ "${SKIP_2411:-0}" != 1 ]; then
         # time): what the version changes (contracts, priority and sprio,
         # time slicing and drain, select/topo, sbudget, backfill, the
         # reconfigure re-exec, plugin loading, settings, hostile input).
-        # Left to TESTS_2411=all: test_replay only (~9 min; the simulator
+        # Left to TESTS_2411=all: test_replay only (~5 min on its own; the simulator
         # comparison runs on 22.05 above).
         tests_2411=(test_select_topo test_timeslice_convergence test_timeslice test_cluster
           test_faults test_scheduling test_priority_budget test_contract test_forged_notes
