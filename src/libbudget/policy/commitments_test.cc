@@ -128,58 +128,58 @@ void test_only_window_usage_is_raised(void**) {
   assert_true(standings[1].entitlement == 0.25);
 }
 
-void test_second_preemption_of_a_team_projects_the_first(void**) {
-  // Two allocations of entitlement 0.5 on 16 GPUs over a 600-s window:
-  // entitled = 0.5 x 16 x 600 = 4800 GPU-s each. Team 0 used 4000 (ratio
-  // 0.833), team 1 4272 (ratio 0.89) and holds both 8-GPU nodes unprotected.
+// Two allocations of entitlement 0.5 on 16 GPUs over a 600-s window:
+// entitled = 0.5 x 16 x 600 = 4800 GPU-s each. Team 0 used 4000 (ratio
+// 0.833), team 1 4272 (ratio 0.89) and holds both 8-GPU nodes unprotected;
+// team 0's second preemptor (job 8: 8 GPUs, min-runtime 20) asks for job 6.
+struct SecondPreemption {
   budget::ClusterScale scale{16, 600};
-  std::vector<Standing> standings(2);
-  standings[0] = Standing{0, 4000.0 / 4800.0, 0.5, 4000.0};
-  standings[1] = Standing{1, 4272.0 / 4800.0, 0.5, 4272.0};
+  std::vector<Standing> standings = {Standing{0, 4000.0 / 4800.0, 0.5, 4000.0},
+                                     Standing{1, 4272.0 / 4800.0, 0.5, 4272.0}};
   RunningJob victim = Running(6, 1, kNow - 100, 20, 1, 8);
-  budget::JobShape second;
-  second.job_id = 8;
-  second.allocation = 0;
-  second.min_runtime = 20;
-  second.gpus_per_node = 8;
+  budget::JobShape second = Second();
+
+  static budget::JobShape Second() {
+    budget::JobShape s;
+    s.job_id = 8;
+    s.allocation = 0;
+    s.min_runtime = 20;
+    s.gpus_per_node = 8;
+    return s;
+  }
+  budget::PreemptVerdict Judge(const std::vector<Standing>& judged, TimePoint now) const {
+    return budget::JudgePreemption(second, judged[0], victim, judged[1], scale, now);
+  }
+};
+
+void test_second_preemption_of_a_team_projects_the_first(void**) {
+  SecondPreemption t;
   // Alone: (4000 + 8 x 20) / 4800 = 0.867 <= 0.89: allowed.
-  assert_true(budget::JudgePreemption(second, standings[0], victim, standings[1], scale, kNow) ==
-              budget::PreemptVerdict::kAllowedOverServed);
+  assert_true(t.Judge(t.standings, kNow) == budget::PreemptVerdict::kAllowedOverServed);
   // Team 0's first preemptor (job 7, 8 GPUs, min-runtime 20) started one
   // second ago, protected through kNow + 19: 8 x 20 = 160 committed. (4000 +
   // 160 + 160) / 4800 = 0.9 > 0.89: refused, the second node does not change
   // hands.
-  std::vector<RunningJob> running = {Running(7, 0, kNow - 1, 20, 1, 8), victim};
-  budget::AddCommitments(running, {}, kNow, &standings);
-  assert_true(standings[0].window_usage == 4160.0);
-  assert_true(budget::JudgePreemption(second, standings[0], victim, standings[1], scale, kNow) ==
-              budget::PreemptVerdict::kRefusedPingPong);
+  std::vector<RunningJob> running = {Running(7, 0, kNow - 1, 20, 1, 8), t.victim};
+  budget::AddCommitments(running, {}, kNow, &t.standings);
+  assert_true(t.standings[0].window_usage == 4160.0);
+  assert_true(t.Judge(t.standings, kNow) == budget::PreemptVerdict::kRefusedPingPong);
 }
 
 void test_a_grant_not_yet_started_projects_too(void**) {
   // Same teams; job 7 was granted a preemption 5 s ago and has not started:
   // 8 x 20 = 160 committed. (4000 + 160 + 160) / 4800 = 0.9 > 0.89: refused.
-  budget::ClusterScale scale{16, 600};
-  std::vector<Standing> standings(2);
-  standings[0] = Standing{0, 4000.0 / 4800.0, 0.5, 4000.0};
-  standings[1] = Standing{1, 4272.0 / 4800.0, 0.5, 4272.0};
-  RunningJob victim = Running(6, 1, kNow - 100, 20, 1, 8);
-  budget::JobShape second;
-  second.allocation = 0;
-  second.min_runtime = 20;
-  second.gpus_per_node = 8;
-  std::vector<Standing> judged = standings;
-  budget::AddCommitments({victim}, {Granted(7, 0, 8, 20, kNow - 5)}, kNow, &judged);
+  SecondPreemption t;
+  std::vector<Standing> judged = t.standings;
+  budget::AddCommitments({t.victim}, {Granted(7, 0, 8, 20, kNow - 5)}, kNow, &judged);
   // 4000 + 160 = 4160.
   assert_true(judged[0].window_usage == 4160.0);
-  assert_true(budget::JudgePreemption(second, judged[0], victim, judged[1], scale, kNow) ==
-              budget::PreemptVerdict::kRefusedPingPong);
+  assert_true(t.Judge(judged, kNow) == budget::PreemptVerdict::kRefusedPingPong);
   // 61 s after the grant it is forgotten: 0.867 again, allowed.
-  judged = standings;
-  budget::AddCommitments({victim}, {Granted(7, 0, 8, 20, kNow - 5)}, kNow + 56, &judged);
+  judged = t.standings;
+  budget::AddCommitments({t.victim}, {Granted(7, 0, 8, 20, kNow - 5)}, kNow + 56, &judged);
   assert_true(judged[0].window_usage == 4000.0);
-  assert_true(budget::JudgePreemption(second, judged[0], victim, judged[1], scale, kNow + 56) ==
-              budget::PreemptVerdict::kAllowedOverServed);
+  assert_true(t.Judge(judged, kNow + 56) == budget::PreemptVerdict::kAllowedOverServed);
 }
 
 }  // namespace
