@@ -626,7 +626,7 @@ void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
   maybe_later_[job] = eligible_at > now ? 1 : 0;
   as_slurm_[job] = MakeSlurmJob(job);
   policy_->Enqueue(job, now);
-  waiting_requests_.Add(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job));
+  waiting_requests_.Add(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   if (suite()) {
     JobShape shape = policy_->PendingShape(job);
     waiting_classes_.Add(policy_->LaneOf(job), shape, policy_->KeyOf(job));
@@ -718,8 +718,15 @@ bool Engine::AccountRanksFirst(uint32_t hero, TimePoint now) const {
   // hero_plan.h AccountRanksFirst over Slurm's order: the lanes in order,
   // granted jobs aside.
   const int32_t account = w_.jobs[hero].account;
+  const size_t hero_lane = policy_->LaneOf(hero);
   const PendingQueue& queue = policy_->queue();
   for (uint32_t lane : policy_->lane_order()) {
+    // A lane whose every job is of the hero's account has no job of
+    // another before the hero: the hero is first if it is in it.
+    if (waiting_requests_.only_account(lane) == account) {
+      if (lane == hero_lane) return true;
+      continue;
+    }
     for (const PendingQueue::Key& key : queue.lane(lane)) {
       uint32_t job = PendingQueue::JobOf(key);
       if (job == hero) return true;
@@ -895,7 +902,7 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   const TraceJob& t = w_.jobs[job];
   if (suite())
     waiting_classes_.Remove(policy_->LaneOf(job), ShapeClass::Of(policy_->PendingShape(job)), policy_->KeyOf(job));
-  waiting_requests_.Remove(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job));
+  waiting_requests_.Remove(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   policy_->Dequeue(job);
   if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends
   if (IsBoosted(job)) {

@@ -9,7 +9,10 @@
 // 500 jobs and start none. Whether any job of the first N of the walk could
 // fit now is a question about requests and positions, which this index
 // answers (engine.cc BackfillCouldStart) so that such a pass is known to
-// start nothing without walking the queue.
+// start nothing without walking the queue. It also counts each lane's
+// waiting jobs by account, so that a walk looking for the first job of
+// another account (engine.cc AccountRanksFirst) steps over a lane of one
+// account without walking it.
 //
 // A lane has a handful of requests (its team's job shapes); entries stay
 // once created, empty or not.
@@ -21,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include <ext/pb_ds/assoc_container.hpp>
@@ -44,6 +48,7 @@ class WaitingRequests {
   void Resize(size_t lanes) {
     requests_.resize(lanes);
     all_.resize(lanes);
+    accounts_.resize(lanes);
   }
   size_t lanes() const { return requests_.size(); }
   const std::vector<Request>& requests(size_t lane) const { return requests_[lane]; }
@@ -52,19 +57,34 @@ class WaitingRequests {
   // The number of jobs of `lane` ahead of `key` in its order.
   size_t position(size_t lane, const PendingQueue::Key& key) const { return all_[lane].order_of_key(key); }
 
-  void Add(size_t lane, const GpuRequest& request, const PendingQueue::Key& key) {
+  // The account of every waiting job of `lane` if there is one such,
+  // else -1 (no job, or jobs of several accounts).
+  int32_t only_account(size_t lane) const {
+    int32_t only = -1;
+    for (const auto& [account, jobs] : accounts_[lane]) {
+      if (jobs == 0) continue;
+      if (only >= 0) return -1;
+      only = account;
+    }
+    return only;
+  }
+
+  // REQUIRES: account >= 0.
+  void Add(size_t lane, const GpuRequest& request, const PendingQueue::Key& key, int32_t account) {
     Request* r = Find(lane, request);
     if (!r) {
       requests_[lane].push_back(Request{request, {}});
       r = &requests_[lane].back();
     }
-    r->jobs.insert(key);
+    if (!r->jobs.insert(key).second) return;
     all_[lane].insert(key);
+    ++AccountCount(lane, account);
   }
-  void Remove(size_t lane, const GpuRequest& request, const PendingQueue::Key& key) {
+  void Remove(size_t lane, const GpuRequest& request, const PendingQueue::Key& key, int32_t account) {
     Request* r = Find(lane, request);
     if (!r || !r->jobs.erase(key)) return;
     all_[lane].erase(key);
+    --AccountCount(lane, account);
   }
 
  private:
@@ -74,8 +94,15 @@ class WaitingRequests {
     return nullptr;
   }
 
+  uint32_t& AccountCount(size_t lane, int32_t account) {
+    for (auto& entry : accounts_[lane])
+      if (entry.first == account) return entry.second;
+    return accounts_[lane].emplace_back(account, 0).second;
+  }
+
   std::vector<std::vector<Request>> requests_;
   std::vector<Ranked> all_;
+  std::vector<std::vector<std::pair<int32_t, uint32_t>>> accounts_;  // per lane: (account, waiting jobs)
 };
 
 }  // namespace sim
