@@ -409,14 +409,18 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     }
     if (choices++ >= kMaxChoices) break;
     // Held nodes are no targets for a job that may not use them.
-    std::vector<NodeState> targets = nodes;
+    // (A copy of the nodes only when some are held from it.)
+    const std::vector<NodeState>* targets = &nodes;
+    std::vector<NodeState> unheld;
     if (in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now)) {
-      for (NodeState& n : targets)
+      unheld = nodes;
+      for (NodeState& n : unheld)
         if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
+      targets = &unheld;
     }
     PreemptionPlan choice;
     if (!chooser) chooser = std::make_unique<PreemptionChooser>(candidates, nodes, standings);
-    Status st = chooser->Choose(shape, targets, standings, in.scale, now, &choice);
+    Status st = chooser->Choose(shape, *targets, standings, in.scale, now, &choice);
     if (!st.ok()) {
       plan->log.push_back("no preemption for job " + std::to_string(shape.job_id) + ": " + st.message());
       continue;
