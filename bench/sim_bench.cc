@@ -23,7 +23,9 @@
 #include "libbudget/config/config.h"
 #include "libbudget/state/tree.h"
 #include "sim/engine.h"
+#include "sim/events_json.h"
 #include "sim/generator.h"
+#include "sim/output_file.h"
 #include "sim/policy.h"
 
 using namespace budget;
@@ -99,13 +101,14 @@ double CpuSeconds() {
 
 // Wall seconds of one run (the benchmark's figure); *cpu gets the CPU
 // seconds, which do not depend on what else the machine runs.
-double RunSeconds(const Workload& w, const AllocationTree& tree, double days, RunOutput* out,
-                  double* cpu) {
+double RunSeconds(const Workload& w, const AllocationTree& tree, double days, bool record,
+                  RunOutput* out, double* cpu) {
   BudgetConfig config;
   EngineOptions options;
   options.nodes = 128;
   options.gpus_per_node = 8;
   options.until = TimePoint(days * 86400);
+  options.record_timeline = record;
   std::unique_ptr<Policy> policy = MakePolicy("budget");
   auto start = std::chrono::steady_clock::now();
   double cpu_start = CpuSeconds();
@@ -127,8 +130,25 @@ double PeakRssMb() {
 
 }  // namespace
 
+// --month-only: the month alone. --events-json FILE: the month alone, and
+// its every run written as budget-sim --events-json writes it, to check
+// that a speed change leaves every decision as it was (cmp two files); the
+// recording costs time, so that run's figures are not the benchmark's.
 int main(int argc, char** argv) {
-  bool month_only = argc > 1 && std::string(argv[1]) == "--month-only";
+  bool month_only = false;
+  std::string events_file;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--month-only") {
+      month_only = true;
+    } else if (arg == "--events-json" && i + 1 < argc) {
+      events_file = argv[++i];
+      month_only = true;
+    } else {
+      std::fprintf(stderr, "usage: sim_bench [--month-only] [--events-json FILE]\n");
+      return 2;
+    }
+  }
   AllocationTree tree;
   Status st = AllocationTree::Parse(BenchTree(), "bench tree", &tree, nullptr);
   if (!st.ok()) {
@@ -142,8 +162,16 @@ int main(int argc, char** argv) {
   if (!st.ok()) return 1;
   RunOutput out;
   double one_cpu = 0, ten_cpu = 0;
-  double one = RunSeconds(month, tree, 30, &out, &one_cpu);
+  double one = RunSeconds(month, tree, 30, !events_file.empty(), &out, &one_cpu);
   if (one < 0) return 1;
+  if (!events_file.empty()) {
+    st = WriteTextFile(events_file,
+                         FormatEventsJson(month, 128, 8, {EventsPolicy{"budget", &out.timeline}}));
+    if (!st.ok()) {
+      std::fprintf(stderr, "sim_bench: %s\n", st.message().c_str());
+      return 1;
+    }
+  }
   std::printf("bench sim_30d_1024gpu_100k: %.2f s\n", one);
   std::printf("bench sim_30d_1024gpu_100k_cpu: %.2f s\n", one_cpu);
   std::printf("bench sim_30d_jobs: %zu jobs\n", month.jobs.size());
@@ -156,7 +184,7 @@ int main(int argc, char** argv) {
   Workload long_run;
   st = GenerateWorkload(BenchSpec(300), &long_run);
   if (!st.ok()) return 1;
-  double ten = RunSeconds(long_run, tree, 300, &out, &ten_cpu);
+  double ten = RunSeconds(long_run, tree, 300, false, &out, &ten_cpu);
   if (ten < 0) return 1;
   std::printf("bench sim_300d_1024gpu_1m: %.2f s\n", ten);
   std::printf("bench sim_300d_1024gpu_1m_cpu: %.2f s\n", ten_cpu);

@@ -11,6 +11,7 @@
 #include "libbudget/policy/slurm_model.h"
 #include "libbudget/policy/timeslice_plan.h"
 #include "sim/waiting_classes.h"
+#include "sim/waiting_requests.h"
 
 namespace budget {
 namespace sim {
@@ -149,6 +150,9 @@ class Engine {
   bool AccountRanksFirst(uint32_t hero, TimePoint now) const;
   void MainPass(TimePoint now, uint32_t depth);
   void BackfillPass(TimePoint now);
+  // Whether a backfill pass now could start a job (false: it certainly
+  // starts none).
+  bool BackfillCouldStart() const;
   void TimeslicePass(TimePoint now);
   bool SchedulerPreempts(uint32_t job, TimePoint now);
   void StartAll(const SlurmPass& pass, TimePoint now);
@@ -192,6 +196,8 @@ class Engine {
   // The waiting allocated jobs by class (the suite only), and the walk's
   // skip marks: a class is skipped while its mark equals the generation.
   WaitingClasses waiting_classes_;
+  // The waiting jobs by GPU request, every policy (BackfillCouldStart).
+  WaitingRequests waiting_requests_;
   mutable std::vector<uint32_t> class_skipped_;
   // Waiting jobs that were not yet eligible when queued (a requeue delay),
   // until the walk finds them eligible.
@@ -419,6 +425,7 @@ Status Engine::Run() {
   st = policy_->Init(ctx);
   if (!st.ok()) return st;
   waiting_classes_.Resize(policy_->queue().lane_count());
+  waiting_requests_.Resize(policy_->queue().lane_count());
 
   TimePoint start = w_.jobs.empty() ? 0 : w_.jobs.front().submit;
   end_ = opt_.until;
@@ -619,6 +626,7 @@ void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
   maybe_later_[job] = eligible_at > now ? 1 : 0;
   as_slurm_[job] = MakeSlurmJob(job);
   policy_->Enqueue(job, now);
+  waiting_requests_.Add(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   if (suite()) {
     JobShape shape = policy_->PendingShape(job);
     waiting_classes_.Add(policy_->LaneOf(job), shape, policy_->KeyOf(job));
@@ -710,8 +718,15 @@ bool Engine::AccountRanksFirst(uint32_t hero, TimePoint now) const {
   // hero_plan.h AccountRanksFirst over Slurm's order: the lanes in order,
   // granted jobs aside.
   const int32_t account = w_.jobs[hero].account;
+  const size_t hero_lane = policy_->LaneOf(hero);
   const PendingQueue& queue = policy_->queue();
   for (uint32_t lane : policy_->lane_order()) {
+    // A lane whose every job is of the hero's account has no job of
+    // another before the hero: the hero is first if it is in it.
+    if (waiting_requests_.only_account(lane) == account) {
+      if (lane == hero_lane) return true;
+      continue;
+    }
     for (const PendingQueue::Key& key : queue.lane(lane)) {
       uint32_t job = PendingQueue::JobOf(key);
       if (job == hero) return true;
@@ -749,6 +764,7 @@ void Engine::MainPass(TimePoint now, uint32_t depth) {
 void Engine::BackfillPass(TimePoint now) {
   if (policy_->queue().size() == 0 || cluster_.free_gpus() == 0) return;
   backfill_dirty_ = false;
+  if (!BackfillCouldStart()) return;
   LaneQueue queue(*this, now);
   const std::vector<RunningJob>* running = &running_;
   std::vector<RunningJob> exact;
@@ -761,6 +777,43 @@ void Engine::BackfillPass(TimePoint now) {
     running = &exact;
   }
   StartAll(RunBackfill(opt_.scheduler, cluster_.nodes(), *running, hold_, &queue, now, placement()), now);
+}
+
+// RunBackfill (libbudget/policy/slurm_model.cc) starts only a job that its
+// FitsNow test passes on the nodes as they are when the pass begins (the
+// first start is the first change), and tests only the first
+// bf_max_job_test jobs of Slurm's queue (LaneQueue: granted jobs, then the
+// lanes in order, leaving out the jobs in a requeue delay and the granted
+// ones). So if no job that a pass would test asks for a request that fits
+// now (one node with that many GPUs free, or that many whole free nodes,
+// held nodes included: FitsNow's most permissive case), the pass starts
+// nothing. A lane job's place among the tested is at least its position in
+// the walk of the lanes less every job the walk may leave out; a lane's
+// first job of a request has the lowest such position of them.
+bool Engine::BackfillCouldStart() const {
+  uint32_t most_free = 0, whole_free = 0;
+  for (const NodeState& n : cluster_.nodes()) {
+    if (!n.usable) continue;
+    most_free = std::max(most_free, n.free_gpus);
+    if (n.free_gpus == n.total_gpus) ++whole_free;
+  }
+  auto fits = [most_free, whole_free](const GpuRequest& r) {
+    return r.node_count > 1 ? r.node_count <= whole_free : r.gpus_per_node <= most_free;
+  };
+  for (uint32_t job : boosted_)
+    if (fits(as_slurm_[job].request)) return true;
+  const uint64_t left_out = boosted_.size() + not_yet_eligible_.size();  // an upper bound
+  const uint64_t reach = uint64_t(opt_.scheduler.bf_max_job_test) + left_out;
+  uint64_t before = 0;  // jobs of the lanes walked so far
+  for (uint32_t lane : policy_->lane_order()) {
+    if (before >= reach) return false;
+    for (const WaitingRequests::Request& r : waiting_requests_.requests(lane)) {
+      if (r.jobs.empty() || !fits(r.request)) continue;
+      if (before + waiting_requests_.position(lane, *r.jobs.begin()) < reach) return true;
+    }
+    before += waiting_requests_.size(lane);
+  }
+  return false;
 }
 
 bool Engine::SchedulerPreempts(uint32_t job, TimePoint now) {
@@ -849,6 +902,7 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   const TraceJob& t = w_.jobs[job];
   if (suite())
     waiting_classes_.Remove(policy_->LaneOf(job), ShapeClass::Of(policy_->PendingShape(job)), policy_->KeyOf(job));
+  waiting_requests_.Remove(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   policy_->Dequeue(job);
   if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends
   if (IsBoosted(job)) {

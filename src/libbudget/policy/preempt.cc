@@ -281,18 +281,25 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
 
 PreemptionChooser::PreemptionChooser(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
                                      const std::vector<Standing>& standings)
-    : running_(running), valid_(CheckRunning(running, nodes, standings)) {
-  if (!valid_.ok()) return;
+    : running_(running), valid_(CheckRunning(running, nodes, standings)) {}
+
+const PreemptionChooser::Index& PreemptionChooser::IndexFor(const std::vector<NodeState>& nodes,
+                                                            const std::vector<Standing>& standings) const {
+  if (index_) return *index_;
+  // The nodes and standings of a Choose list the nodes and rank as the
+  // construction's (REQUIRES): the index is the one the construction
+  // would have made.
   auto index = std::make_shared<Index>();
   NodePositions positions(nodes);
-  index->by_node = IndexJobsByNode(running, positions, nodes.size());
-  index->keys.resize(running.size());
-  index->job_gpus.resize(running.size());
-  for (size_t j = 0; j < running.size(); ++j) {
-    index->keys[j] = KeyOf(running[j], standings);
-    index->job_gpus[j] = running[j].total_gpus();
+  index->by_node = IndexJobsByNode(running_, positions, nodes.size());
+  index->keys.resize(running_.size());
+  index->job_gpus.resize(running_.size());
+  for (size_t j = 0; j < running_.size(); ++j) {
+    index->keys[j] = KeyOf(running_[j], standings);
+    index->job_gpus[j] = running_[j].total_gpus();
   }
   index_ = std::move(index);
+  return *index_;
 }
 
 Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<NodeState>& nodes,
@@ -316,7 +323,8 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
     return Status::Ok();
   }
 
-  Snapshot s{running, nodes, index_->by_node, index_->keys, index_->job_gpus, {}};
+  const Index& index = IndexFor(nodes, standings);
+  Snapshot s{running, nodes, index.by_node, index.keys, index.job_gpus, {}};
   const Standing& pending_standing = StandingOf(pending.allocation, standings);
   double projected = ProjectedRatio(pending, pending_standing, scale);
   s.verdicts.resize(running.size());

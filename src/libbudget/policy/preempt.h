@@ -163,7 +163,9 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
 // lists the nodes of the construction's `nodes` in the same order (free
 // GPUs and usability may differ); the standings given to Choose rank as the
 // construction's (window usage may differ: only the pending job's
-// projection reads it).
+// projection reads it). The index of the running jobs is made at the
+// first choice that needs one (a job that fits already needs none).
+// Thread safety: one thread per chooser (Choose fills the index).
 class PreemptionChooser {
  public:
   PreemptionChooser(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
@@ -174,9 +176,11 @@ class PreemptionChooser {
   struct Index;  // preempt.cc
 
  private:
+  const Index& IndexFor(const std::vector<NodeState>& nodes, const std::vector<Standing>& standings) const;
+
   const std::vector<RunningJob>& running_;
   Status valid_;
-  std::shared_ptr<const Index> index_;
+  mutable std::shared_ptr<const Index> index_;  // null until a choice needs it
 };
 
 // One log line explaining `plan` for `pending`, e.g.

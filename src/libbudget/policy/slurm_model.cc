@@ -29,6 +29,21 @@ void TakeGpus(std::vector<NodeState>* nodes, const std::vector<int32_t>& chosen,
 
 TimePoint EndOf(TimePoint start, Seconds limit) { return limit < 0 ? kNeverEnds : start + limit; }
 
+// A necessary condition of a feasible ChooseWith on `nodes` or on any view
+// of them with fewer usable nodes (NodesFor): one usable node with the GPUs
+// free, or node_count usable whole free nodes of at least that many GPUs
+// (both placements ask exactly that of a node). O(nodes), no copy.
+bool MayFitNow(const std::vector<NodeState>& nodes, const GpuRequest& r) {
+  uint32_t whole = 0;
+  for (const NodeState& n : nodes) {
+    if (!n.usable) continue;
+    if (r.node_count <= 1 && n.free_gpus >= r.gpus_per_node) return true;
+    if (r.node_count > 1 && n.free_gpus == n.total_gpus && n.total_gpus >= r.gpus_per_node && ++whole >= r.node_count)
+      return true;
+  }
+  return false;
+}
+
 bool MayUseHold(const HeroPlan& hold, const SlurmJob& job, TimePoint now) {
   return !hold.active || MayUseHeldNodes(hold, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now);
 }
@@ -355,6 +370,12 @@ SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::v
     if (params.sched_max_job_start > 0 && pass.starts.size() >= params.sched_max_job_start) break;
     ++pass.tested;
     NodeChoice choice;
+    // Most passes stop at their first job, which fits nowhere: known
+    // without a copy of the nodes or a choice.
+    if (!MayFitNow(nodes, job.request)) {
+      pass.blocked_by = job.job_id;
+      break;
+    }
     Status st = ChooseWith(placement, NodesFor(nodes, hold, job, now), job.request, &choice);
     if (!st.ok() || !choice.feasible) {
       pass.blocked_by = job.job_id;  // fail_by_part: nothing behind it starts

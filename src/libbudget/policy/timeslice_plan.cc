@@ -54,10 +54,23 @@ PendingJob OrderKey(const WaitingJob& w) {
 // GPUs of unprotected running jobs that a job of each rank could take:
 // unallocated (or unrankable) ones for anyone, allocated ones of ranks
 // behind it (rules 1, 2, 3 and 5 of preempt.h; a necessary condition).
+//
+// Also the unprotected jobs in groups on which the pairwise rule's verdict
+// for any one preemptor is the same (preempt.cc Judge reads of an
+// unprotected preemptee only whether it is allocated work, its allocation
+// and that allocation's standing): all unallocated work, and allocated work
+// by allocation. EnoughAllowed asks the rule once per group instead of once
+// per running job.
 struct PreemptableGpus {
+  struct Group {
+    size_t example = 0;  // a member: a position in the candidates
+    uint64_t gpus = 0;   // of all its members
+  };
   std::vector<uint64_t> behind;  // [r] = GPUs of allocations of rank >= r (suffix sums)
   uint64_t unallocated = 0;
   uint64_t all = 0;  // every unprotected job's (what a quick-start job may take)
+  std::vector<Group> groups;
+  std::vector<int32_t> group_of;  // [allocation] -> group, -1 if none yet
 
   void Count(const std::vector<RunningJob>& candidates, const std::vector<Standing>& standings, TimePoint now) {
     uint32_t ranks = 0;
@@ -65,9 +78,14 @@ struct PreemptableGpus {
       if (s.rank != UINT32_MAX) ranks = std::max(ranks, s.rank + 1);
     behind.assign(size_t(ranks) + 1, 0);
     unallocated = all = 0;
-    for (const RunningJob& r : candidates) {
+    groups.clear();
+    group_of.assign(standings.size(), -1);
+    int32_t unallocated_group = -1;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const RunningJob& r = candidates[i];
       if (r.IsProtectedAt(now)) continue;
       all += r.total_gpus();
+      AddToGroup(candidates, i, &unallocated_group);
       const Standing& s = StandingOf(standings, r.allocation);
       bool ranked = r.allocation >= 0 && size_t(r.allocation) < standings.size() && s.rank < ranks;
       if (!r.allocated() || !ranked) {
@@ -77,6 +95,32 @@ struct PreemptableGpus {
       }
     }
     for (size_t k = behind.size() - 1; k-- > 0;) behind[k] += behind[k + 1];
+  }
+
+  void AddToGroup(const std::vector<RunningJob>& candidates, size_t i, int32_t* unallocated_group) {
+    const RunningJob& r = candidates[i];
+    int32_t* slot = nullptr;
+    if (!r.allocated()) {
+      slot = unallocated_group;
+    } else if (r.allocation >= 0 && size_t(r.allocation) < group_of.size()) {
+      slot = &group_of[size_t(r.allocation)];
+    } else {
+      // An allocation the standings do not cover (rare): its own group.
+      for (size_t g = 0; g < groups.size() && !slot; ++g) {
+        const RunningJob& e = candidates[groups[g].example];
+        if (e.allocated() && e.allocation == r.allocation) {
+          groups[g].gpus += r.total_gpus();
+          return;
+        }
+      }
+      groups.push_back(Group{i, r.total_gpus()});
+      return;
+    }
+    if (*slot < 0) {
+      *slot = int32_t(groups.size());
+      groups.push_back(Group{i, 0});
+    }
+    groups[size_t(*slot)].gpus += r.total_gpus();
   }
 
   uint64_t For(const JobShape& job, const std::vector<Standing>& standings) const {
@@ -91,16 +135,17 @@ struct PreemptableGpus {
 };
 
 // Free GPUs plus those of the running jobs the pairwise rule lets `shape`
-// preempt cover it (a necessary condition of a choice, in O(running)).
-bool EnoughAllowed(const JobShape& shape, const std::vector<RunningJob>& candidates,
-                   const std::vector<Standing>& standings, const ClusterScale& scale, uint64_t free_total,
-                   TimePoint now) {
+// preempt cover it (a necessary condition of a choice, in O(groups)).
+// REQUIRES: `preemptable` counted over `candidates` as they are.
+bool EnoughAllowed(const JobShape& shape, const PreemptableGpus& preemptable,
+                   const std::vector<RunningJob>& candidates, const std::vector<Standing>& standings,
+                   const ClusterScale& scale, uint64_t free_total, TimePoint now) {
   uint64_t available = free_total;
   const Standing& mine = StandingOf(standings, shape.allocation);
-  for (const RunningJob& r : candidates) {
+  for (const PreemptableGpus::Group& g : preemptable.groups) {
     if (available >= shape.total_gpus()) return true;
-    if (!r.IsProtectedAt(now) && MayPreempt(shape, mine, r, StandingOf(standings, r.allocation), scale, now))
-      available += r.total_gpus();
+    const RunningJob& r = candidates[g.example];
+    if (MayPreempt(shape, mine, r, StandingOf(standings, r.allocation), scale, now)) available += g.gpus;
   }
   return available >= shape.total_gpus();
 }
@@ -228,14 +273,12 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
                                   TimeslicePlan* plan) {
   // Forget grants whose preemptor runs now (its protected run counts
   // instead) or that are too old to be on their way.
+  // (Erasing from an unordered_map keeps the others' order, which the
+  // commitments below are summed in: the order of the erasures is free.)
   if (!grants_.empty()) {
-    std::vector<uint32_t> running_ids;
-    running_ids.reserve(in.running.size());
-    for (const RunningJob& r : in.running) running_ids.push_back(r.job_id);
-    std::sort(running_ids.begin(), running_ids.end());
+    for (const RunningJob& r : in.running) grants_.erase(r.job_id);
     for (auto it = grants_.begin(); it != grants_.end();) {
-      bool stale = std::binary_search(running_ids.begin(), running_ids.end(), it->first) ||
-                   now - it->second.at > kGrantTtl || it->second.at > now;
+      bool stale = now - it->second.at > kGrantTtl || it->second.at > now;
       it = stale ? grants_.erase(it) : std::next(it);
     }
   }
@@ -358,20 +401,24 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     if (std::find(failed.begin(), failed.end(), key) != failed.end()) continue;
     ++plan->jobs_tried;
     if (free_total + preemptable.For(shape, standings) < shape.total_gpus() ||
-        !EnoughAllowed(shape, candidates, standings, in.scale, free_total, now)) {
+        !EnoughAllowed(shape, preemptable, candidates, standings, in.scale, free_total, now)) {
       fail(key);
       continue;
     }
     if (choices++ >= kMaxChoices) break;
     // Held nodes are no targets for a job that may not use them.
-    std::vector<NodeState> targets = nodes;
+    // (A copy of the nodes only when some are held from it.)
+    const std::vector<NodeState>* targets = &nodes;
+    std::vector<NodeState> unheld;
     if (in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now)) {
-      for (NodeState& n : targets)
+      unheld = nodes;
+      for (NodeState& n : unheld)
         if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
+      targets = &unheld;
     }
     PreemptionPlan choice;
     if (!chooser) chooser = std::make_unique<PreemptionChooser>(candidates, nodes, standings);
-    Status st = chooser->Choose(shape, targets, standings, in.scale, now, &choice);
+    Status st = chooser->Choose(shape, *targets, standings, in.scale, now, &choice);
     if (!st.ok()) {
       plan->log.push_back("no preemption for job " + std::to_string(shape.job_id) + ": " + st.message());
       continue;
