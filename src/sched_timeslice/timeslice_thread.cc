@@ -227,24 +227,8 @@ void TimesliceThread::Summarize(double ms, uint64_t preempted, uint64_t drains, 
                                 budget::TimePoint now) {
   debug("preempt/timeslice: pass: %.3f ms, %u waiting job(s) tried, %lu preemption(s)", ms, tried,
         static_cast<unsigned long>(preempted));
-  Summary& s = summary_;
-  if (s.passes == 0) s.since = now;
-  ++s.passes;
-  s.total_ms += ms;
-  s.max_ms = std::max(s.max_ms, ms);
-  s.preemptions += preempted;
-  s.drains += drains;
-  s.tried += tried;
-  if (now - s.since < kSummarySeconds) return;
-  char line[256];
-  std::snprintf(line, sizeof(line),
-                "%ld passes in %ld s: mean %.3f ms, max %.3f ms; %lu waiting job(s) tried, %lu preemption(s), "
-                "%lu automated drain(s)",
-                s.passes, static_cast<long>(now - s.since), s.total_ms / double(s.passes), s.max_ms,
-                static_cast<unsigned long>(s.tried), static_cast<unsigned long>(s.preemptions),
-                static_cast<unsigned long>(s.drains));
-  Log(line);
-  s = Summary();
+  const std::string line = summary_.Record(ms, {tried, preempted, drains}, now);
+  if (!line.empty()) Log(line);
 }
 
 }  // namespace timeslice
