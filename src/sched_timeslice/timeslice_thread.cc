@@ -1,6 +1,7 @@
 // TimesliceThread: see timeslice_thread.h.
 #include "sched_timeslice/timeslice_thread.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -47,7 +48,12 @@ TimesliceThread::TimesliceThread(ThreadConfig config) : config_(config), standin
 
 TimesliceThread::~TimesliceThread() { Stop(); }
 
-void TimesliceThread::Start() { thread_ = std::thread([this] { Run(); }); }
+void TimesliceThread::Start() {
+  thread_ = std::thread([this] { Run(); });
+  // Named, as priority/budget's threads are, so that a per-thread CPU table
+  // (top -H, /proc/PID/task/*/stat, bench/ctld_scale_bench.sh) shows it.
+  pthread_setname_np(thread_.native_handle(), "timeslice");
+}
 
 void TimesliceThread::Stop() {
   {
