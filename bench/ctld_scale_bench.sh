@@ -37,8 +37,9 @@
 #   bench ctld_scale_rss_mb_stock: <MB> MB        (largest at a window's end)
 # and on stderr each run's figures and a per-thread table (both arms).
 #
-# Run time: about 4 x (BENCH_WINDOW + 60 s) plus the submissions: about
-# 17 minutes at the defaults on a 2-core machine (32 nodes).
+# Run time: about 4 x (BENCH_WINDOW + BENCH_WARMUP + 80 s): measured 19
+# minutes at the defaults (32 nodes), 24 at 64 nodes, on a shared 2-core
+# machine.
 #
 # Environment: BUILD_DIR (default: the build tree this runs from),
 # BENCH_NODES (32, at most 64), BENCH_JOBS (5000), BENCH_RUNS (4, even),
