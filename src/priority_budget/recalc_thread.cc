@@ -412,7 +412,7 @@ void RecalcThread::RunPass() {
   }
   times.page_faults = ThreadPageFaults() - faults_at_start;
   LogOrderChange(result.ranked_paths_with_demand);
-  LogPass(times, jobs.size(), result.prioritised, changed);
+  LogPass(times, jobs.size(), result.prioritised, changed, now);
   (void)charged;
 }
 
@@ -457,11 +457,9 @@ double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobVi
   return build_cpu_ms;
 }
 
-void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, int changed) {
+void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, int changed,
+                           budget::TimePoint now) {
   ++passes_;
-  pass_ms_sum_ += times.total_ms;
-  if (times.total_ms > pass_ms_max_) pass_ms_max_ = times.total_ms;
-  ++passes_since_info_;
   // One line per pass: at debug level, or at info with DebugFlags=Priority
   // (what the benchmark parses).
   if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO) {
@@ -481,16 +479,16 @@ void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, 
           times.report_ms, times.report_cpu_ms, times.report_build_cpu_ms, times.ledger_save_cpu_ms,
           times.page_faults);
   }
-  long every = std::max<long>(1, kInfoEverySeconds / std::max<budget::Seconds>(config_.recalc_interval, 1));
-  if (passes_ == 1 || passes_since_info_ >= every) {
-    info("priority/budget: pass %ld: last %d passes avg %.3f ms max %.3f ms; this pass %.3f ms (snapshot %.3f, "
-         "compute %.3f, apply %.3f), %zu jobs, %zu pending prioritised, %d priorities changed",
-         passes_, passes_since_info_, pass_ms_sum_ / passes_since_info_, pass_ms_max_, times.total_ms,
-         times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
-    passes_since_info_ = 0;
-    pass_ms_sum_ = 0;
-    pass_ms_max_ = 0;
+  // The first pass at info level (the start is visible without debug),
+  // then one line per kInfoEverySeconds.
+  if (passes_ == 1) {
+    info("priority/budget: pass 1: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
+         "prioritised, %d priorities changed",
+         times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed);
   }
+  const std::string line = summary_.Record(
+      times.total_ms, {jobs, pending, static_cast<uint64_t>(std::max(changed, 0))}, now);
+  if (!line.empty()) info("priority/budget: %s", line.c_str());
 }
 
 void RecalcThread::LogOrderChange(const std::vector<std::string>& ranked_paths) {

@@ -38,6 +38,7 @@
 #include "libbudget/report/report_snapshot.h"
 #include "libbudget/report/report_file.h"
 #include "libbudget/status.h"
+#include "plugin_support/pass_summary.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"
 #include "priority_budget/tree_fetcher.h"
@@ -47,8 +48,8 @@ namespace budget_prio {
 
 class RecalcThread {
  public:
-  // Passes between two info lines (at least one every this many seconds).
-  static constexpr int kInfoEverySeconds = 300;
+  // One info line sums the passes of each this many seconds.
+  static constexpr budget::Seconds kInfoEverySeconds = plugin_support::PassSummary::kDefaultWindowSeconds;
   // How many of the first allocations are watched for order changes.
   static constexpr size_t kWatchedTopAllocations = 5;
   // The report snapshot for sbudget is written after a pass when the time
@@ -91,7 +92,8 @@ class RecalcThread {
   std::string ReportCopyFile() const;
   double WriteReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
                      budget::TimePoint now);
-  void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed);
+  void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed,
+               budget::TimePoint now);
   void LogOrderChange(const std::vector<std::string>& ranked_paths);
 
   // Set at construction / by the thread itself.
@@ -125,9 +127,9 @@ class RecalcThread {
   budget::TimePoint last_report_ = 0;
   double report_seconds_ = 0;  // CPU of the last report
   long passes_ = 0;
-  double pass_ms_sum_ = 0;
-  double pass_ms_max_ = 0;
-  int passes_since_info_ = 0;
+  // What the passes did since the last info line.
+  plugin_support::PassSummary summary_{
+      "passes", {"job(s) seen", "pending job(s) prioritised", "priorities changed"}, kInfoEverySeconds};
 
   std::thread thread_;
   std::mutex mutex_;

@@ -1,6 +1,7 @@
 // TimesliceThread: see timeslice_thread.h.
 #include "sched_timeslice/timeslice_thread.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -47,7 +48,12 @@ TimesliceThread::TimesliceThread(ThreadConfig config) : config_(config), standin
 
 TimesliceThread::~TimesliceThread() { Stop(); }
 
-void TimesliceThread::Start() { thread_ = std::thread([this] { Run(); }); }
+void TimesliceThread::Start() {
+  thread_ = std::thread([this] { Run(); });
+  // Named, as priority/budget's threads are, so that a per-thread CPU table
+  // (top -H, /proc/PID/task/*/stat, bench/ctld_scale_bench.sh) shows it.
+  pthread_setname_np(thread_.native_handle(), "timeslice");
+}
 
 void TimesliceThread::Stop() {
   {
@@ -227,24 +233,8 @@ void TimesliceThread::Summarize(double ms, uint64_t preempted, uint64_t drains, 
                                 budget::TimePoint now) {
   debug("preempt/timeslice: pass: %.3f ms, %u waiting job(s) tried, %lu preemption(s)", ms, tried,
         static_cast<unsigned long>(preempted));
-  Summary& s = summary_;
-  if (s.passes == 0) s.since = now;
-  ++s.passes;
-  s.total_ms += ms;
-  s.max_ms = std::max(s.max_ms, ms);
-  s.preemptions += preempted;
-  s.drains += drains;
-  s.tried += tried;
-  if (now - s.since < kSummarySeconds) return;
-  char line[256];
-  std::snprintf(line, sizeof(line),
-                "%ld passes in %ld s: mean %.3f ms, max %.3f ms; %lu waiting job(s) tried, %lu preemption(s), "
-                "%lu automated drain(s)",
-                s.passes, static_cast<long>(now - s.since), s.total_ms / double(s.passes), s.max_ms,
-                static_cast<unsigned long>(s.tried), static_cast<unsigned long>(s.preemptions),
-                static_cast<unsigned long>(s.drains));
-  Log(line);
-  s = Summary();
+  const std::string line = summary_.Record(ms, {tried, preempted, drains}, now);
+  if (!line.empty()) Log(line);
 }
 
 }  // namespace timeslice

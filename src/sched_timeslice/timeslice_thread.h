@@ -46,6 +46,7 @@
 #include "libbudget/policy/contract.h"
 #include "libbudget/standing.h"
 #include "libbudget/policy/timeslice_plan.h"
+#include "plugin_support/pass_summary.h"
 #include "sched_timeslice/standings_cache.h"
 
 namespace timeslice {
@@ -65,7 +66,7 @@ struct ThreadConfig {
 
 class TimesliceThread {
  public:
-  static constexpr budget::Seconds kSummarySeconds = 300;
+  static constexpr budget::Seconds kSummarySeconds = plugin_support::PassSummary::kDefaultWindowSeconds;
   static constexpr int kWatchMillis = 100;
 
   explicit TimesliceThread(ThreadConfig config);
@@ -77,13 +78,6 @@ class TimesliceThread {
   void Reconfigure(ThreadConfig config);
 
  private:
-  // What the passes did since the last summary line.
-  struct Summary {
-    long passes = 0;
-    double total_ms = 0, max_ms = 0;
-    uint64_t preemptions = 0, drains = 0, tried = 0;
-    budget::TimePoint since = 0;
-  };
   void Run();
   // A node changed since the last pass read them (whole seconds: a change
   // in the same second as that pass counts until the second is over), or
@@ -101,7 +95,8 @@ class TimesliceThread {
   std::thread thread_;
   StandingsCache standings_;
   budget::TimeslicePlanner planner_;  // used by the thread only
-  Summary summary_;                   // used by the thread only
+  // What the passes did since the last summary line; used by the thread only.
+  plugin_support::PassSummary summary_{"passes", {"waiting job(s) tried", "preemption(s)", "automated drain(s)"}};
   long conf_mtime_ = -1, conf_mtime_ns_ = -1;  // of budget.conf, as last read
   // Used by the thread only: NodesLastChanged() as the last pass read it,
   // and the second that pass ran in.

@@ -23,12 +23,17 @@
 // Failure: init() fails (and slurmctld with it, as for any bad SelectType)
 // when cons_tres cannot be loaded. At run time every C++ path catches
 // everything and falls back to plain cons_tres.
+#include <time.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "libbudget/config/config.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
+#include "plugin_support/pass_summary.h"
 #include "select_topo/slurm_headers.h"
 #include "select_topo/topo_steer.h"
 #include "slurm_compat/reconfigure.h"
@@ -162,6 +167,31 @@ bool LoadSteeringConfig(bool at_init) {
   return true;
 }
 
+// select/topo has no thread: what it costs is its job_test calls (every
+// placement and will-run test of the main scheduler and backfill). Each
+// call's time goes into one info line per five minutes, by kind of call,
+// and into a debug2 line (a line per call at debug would flood the log
+// at a backfill cycle's thousands of will-run tests).
+// The calls run under slurmctld's job write lock, so they do not overlap;
+// the mutex keeps the summary right should a caller ever hold less.
+std::mutex g_job_test_mu;
+plugin_support::PassSummary g_job_test_summary("job_test calls", {"run-now", "test-only", "will-run"});
+
+void RecordJobTest(std::chrono::steady_clock::time_point started, uint32_t job_id, uint16_t mode, int rc) {
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  const uint16_t kind = mode & SELECT_MODE_BASE;
+  debug2("select/topo: job_test JobId=%u mode %u: %.3f ms, rc %d", job_id, unsigned(kind), ms, rc);
+  std::string line;
+  {
+    std::lock_guard<std::mutex> lock(g_job_test_mu);
+    line = g_job_test_summary.Record(ms,
+                                     {kind == SELECT_MODE_RUN_NOW ? 1u : 0u, kind == SELECT_MODE_TEST_ONLY ? 1u : 0u,
+                                      kind == SELECT_MODE_WILL_RUN ? 1u : 0u},
+                                     time(nullptr));
+  }
+  if (!line.empty()) info("select/topo: %s", line.c_str());
+}
+
 }  // namespace
 
 extern "C" {
@@ -202,9 +232,12 @@ int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_node
                       uint32_t req_nodes, uint16_t mode, List preemptee_candidates, List* preemptee_job_list,
                       SELECT_EXCLUSIONS_PARAMS) {
   if (running_in_slurmctld()) {
+    const auto started = std::chrono::steady_clock::now();
     try {
-      return topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-                                preemptee_candidates, preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
+      const int rc = topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+                                        mode, preemptee_candidates, preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
+      RecordJobTest(started, job_ptr->job_id, mode, rc);
+      return rc;
     } catch (...) {
       // The steering allocates only before it calls cons_tres; falling back
       // to plain cons_tres on the caller's untouched bitmap is safe.

@@ -17,11 +17,20 @@
 # checks over select/topo.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/timeslice_lib.sh"
+# At debug level the time-slicing pass logs its duration (doc/admin-guide.md
+# "Reading the plugins' pass lines").
+SLURM_CONF_EXTRA="$SLURM_CONF_EXTRA
+SlurmctldDebug=debug"
+log_matches() { grep -qE -- "$1" "$LOG" || { echo "no line matching '$1' in $LOG"; return 1; }; }
 
 cluster_start -n 2 -g 8
 check "preempt/timeslice is loaded, with a 2-s pass beside Slurm's schedulers" \
   poll 20 log_has "preempt/timeslice: loaded; a pass every 2 s (drain at contract end, time slicing); Slurm's schedulers never preempt"
 check "priority/budget publishes its standings" poll 20 snapshot_fresh
+check "each time-slicing pass logs its duration at debug level" \
+  poll 10 log_matches 'debug: +preempt/timeslice: pass: [0-9]+\.[0-9]{3} ms, [0-9]+ waiting job\(s\) tried, [0-9]+ preemption\(s\)$'
+check "each priority pass logs its duration at debug level" \
+  poll 10 log_matches 'debug: +priority/budget: pass [0-9]+: [0-9]+\.[0-9]{3} ms \(snapshot '
 
 # --- Protection, then requeue; a multi-node job goes whole -------------------
 a1=$(job teama 0:20 2 --resumable) || fail_now "submit a1"
