@@ -181,15 +181,19 @@ void RecordJobTest(std::chrono::steady_clock::time_point started, uint32_t job_i
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const uint16_t kind = mode & SELECT_MODE_BASE;
   debug2("select/topo: job_test JobId=%u mode %u: %.3f ms, rc %d", job_id, unsigned(kind), ms, rc);
-  std::string line;
-  {
-    std::lock_guard<std::mutex> lock(g_job_test_mu);
-    line = g_job_test_summary.Record(ms,
-                                     {kind == SELECT_MODE_RUN_NOW ? 1u : 0u, kind == SELECT_MODE_TEST_ONLY ? 1u : 0u,
-                                      kind == SELECT_MODE_WILL_RUN ? 1u : 0u},
-                                     time(nullptr));
+  try {
+    std::string line;
+    {
+      std::lock_guard<std::mutex> lock(g_job_test_mu);
+      line = g_job_test_summary.Record(ms,
+                                       {kind == SELECT_MODE_RUN_NOW ? 1u : 0u, kind == SELECT_MODE_TEST_ONLY ? 1u : 0u,
+                                        kind == SELECT_MODE_WILL_RUN ? 1u : 0u},
+                                       time(nullptr));
+    }
+    if (!line.empty()) info("select/topo: %s", line.c_str());
+  } catch (...) {
+    // A summary that cannot be kept (no memory) loses a line, not a placement.
   }
-  if (!line.empty()) info("select/topo: %s", line.c_str());
 }
 
 }  // namespace
@@ -233,15 +237,22 @@ int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_node
                       SELECT_EXCLUSIONS_PARAMS) {
   if (running_in_slurmctld()) {
     const auto started = std::chrono::steady_clock::now();
+    int rc = SLURM_ERROR;
+    bool steered = false;
     try {
-      const int rc = topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
-                                        mode, preemptee_candidates, preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
-      RecordJobTest(started, job_ptr->job_id, mode, rc);
-      return rc;
+      rc = topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
+                              preemptee_candidates, preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
+      steered = true;
     } catch (...) {
       // The steering allocates only before it calls cons_tres; falling back
       // to plain cons_tres on the caller's untouched bitmap is safe.
       error("select/topo: internal error while steering JobId=%u; cons_tres decides alone", job_ptr->job_id);
+    }
+    // Recorded outside the try: once cons_tres has answered, the bitmap is
+    // its answer, and nothing may send the call to cons_tres a second time.
+    if (steered) {
+      RecordJobTest(started, job_ptr->job_id, mode, rc);
+      return rc;
     }
   }
   return g_cons_tres.job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
