@@ -72,6 +72,7 @@ bool SetNodeEmptyBy(int32_t index, budget::TimePoint when) {
 bool GrantTopPriority(uint32_t job_id) {
   job_record_t* job = find_job_record(job_id);
   if (!job || !IS_JOB_PENDING(job) || job->priority == 0 || job->direct_set_prio) return false;
+  if (job->priority == budget::kGrantedPriority) return false;
   job->priority = budget::kGrantedPriority;
   last_job_update = time(nullptr);
   return true;

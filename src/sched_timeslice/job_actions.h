@@ -43,12 +43,15 @@ bool SetNodeEmptyBy(int32_t index, budget::TimePoint when);
 // Gives pending job `job_id` the top priority (kGrantedPriority,
 // libbudget/policy/order.h) until priority/budget's next pass: the victims freed
 // GPUs for it, and Slurm's scheduler, run when they end, must try it first.
-// Returns false if the job is gone, no longer pending, held or has a
+// Returns true if this call gave it: false if the job had it already (an
+// earlier pass granted it), is gone, no longer pending, held or has a
 // priority set by an operator.
 // REQUIRES: the job write lock.
 bool GrantTopPriority(uint32_t job_id);
 
-// Asks slurmctld's scheduler to run soon (freed GPUs).
+// Asks slurmctld's scheduler to run soon (freed GPUs, a new grant). Each
+// call costs a main-scheduler cycle over the whole queue: the pass calls it
+// only when it changed something, never for grants that stand already.
 void KickScheduler();
 
 // When slurmctld last changed a node's state (its last_node_update, whole

@@ -85,7 +85,7 @@ class TimesliceThread {
   bool ChangedSinceLastPass();
   void Pass();
   void ReloadIfChanged();
-  void Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, budget::TimePoint now);
+  void Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, bool kicked, budget::TimePoint now);
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -96,7 +96,8 @@ class TimesliceThread {
   StandingsCache standings_;
   budget::TimeslicePlanner planner_;  // used by the thread only
   // What the passes did since the last summary line; used by the thread only.
-  plugin_support::PassSummary summary_{"passes", {"waiting job(s) tried", "preemption(s)", "automated drain(s)"}};
+  plugin_support::PassSummary summary_{"passes", {"waiting job(s) tried", "preemption(s)", "automated drain(s)",
+                                                       "scheduler kick(s)"}};
   long conf_mtime_ = -1, conf_mtime_ns_ = -1;  // of budget.conf, as last read
   // Used by the thread only: NodesLastChanged() as the last pass read it,
   // and the second that pass ran in.

@@ -175,19 +175,22 @@ bool LoadSteeringConfig(bool at_init) {
 // The calls run under slurmctld's job write lock, so they do not overlap;
 // the mutex keeps the summary right should a caller ever hold less.
 std::mutex g_job_test_mu;
-plugin_support::PassSummary g_job_test_summary("job_test calls", {"run-now", "test-only", "will-run"});
+plugin_support::PassSummary g_job_test_summary("job_test calls",
+                                               {"run-now", "test-only", "will-run", "cons_tres call(s)"});
 
-void RecordJobTest(std::chrono::steady_clock::time_point started, uint32_t job_id, uint16_t mode, int rc) {
+void RecordJobTest(std::chrono::steady_clock::time_point started, uint32_t job_id, uint16_t mode, int rc,
+                   int cons_tres_calls) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const uint16_t kind = mode & SELECT_MODE_BASE;
-  debug2("select/topo: job_test JobId=%u mode %u: %.3f ms, rc %d", job_id, unsigned(kind), ms, rc);
+  debug2("select/topo: job_test JobId=%u mode %u: %.3f ms, rc %d, %d cons_tres call(s)", job_id, unsigned(kind), ms,
+         rc, cons_tres_calls);
   try {
     std::string line;
     {
       std::lock_guard<std::mutex> lock(g_job_test_mu);
       line = g_job_test_summary.Record(ms,
                                        {kind == SELECT_MODE_RUN_NOW ? 1u : 0u, kind == SELECT_MODE_TEST_ONLY ? 1u : 0u,
-                                        kind == SELECT_MODE_WILL_RUN ? 1u : 0u},
+                                        kind == SELECT_MODE_WILL_RUN ? 1u : 0u, uint64_t(cons_tres_calls)},
                                        time(nullptr));
     }
     if (!line.empty()) info("select/topo: %s", line.c_str());
@@ -239,9 +242,10 @@ int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_node
     const auto started = std::chrono::steady_clock::now();
     int rc = SLURM_ERROR;
     bool steered = false;
+    int calls = 0;
     try {
       rc = topo::SteerJobTest(g_cons_tres.job_test, job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode,
-                              preemptee_candidates, preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
+                              preemptee_candidates, preemptee_job_list, &calls, SELECT_EXCLUSIONS_ARGS);
       steered = true;
     } catch (...) {
       // The steering allocates only before it calls cons_tres; falling back
@@ -251,7 +255,7 @@ int select_p_job_test(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_node
     // Recorded outside the try: once cons_tres has answered, the bitmap is
     // its answer, and nothing may send the call to cons_tres a second time.
     if (steered) {
-      RecordJobTest(started, job_ptr->job_id, mode, rc);
+      RecordJobTest(started, job_ptr->job_id, mode, rc, calls);
       return rc;
     }
   }

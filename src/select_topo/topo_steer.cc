@@ -146,7 +146,8 @@ bitstr_t* WithoutHeldNodes(const job_record_t* job_ptr, const bitstr_t* bitmap, 
 // preemption). True, with *bitmap set to the allocation, if one fits.
 bool TryPackedChoices(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, const bitstr_t* allowed,
                       const NodeView& view, const budget::GpuRequest& request, uint32_t min_nodes,
-                      uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, SELECT_EXCLUSIONS_PARAMS) {
+                      uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, int* calls,
+                      SELECT_EXCLUSIONS_PARAMS) {
   std::vector<budget::NodeState> nodes = view.nodes;
   for (budget::NodeState& n : nodes) {
     n.usable = n.usable && bit_test(const_cast<bitstr_t*>(allowed), view.slurm_index[n.index]);
@@ -161,6 +162,7 @@ bool TryPackedChoices(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitma
     if (!choice.feasible) return false;
     bitstr_t* trial = bit_alloc(bit_size(bitmap));
     for (int32_t position : choice.nodes) bit_set(trial, view.slurm_index[position]);
+    ++*calls;
     int rc = job_test(job_ptr, trial, min_nodes, max_nodes, req_nodes, mode, nullptr, nullptr, SELECT_EXCLUSIONS_ARGS);
     if (rc == SLURM_SUCCESS) {
       bit_copybits(bitmap, trial);
@@ -187,8 +189,9 @@ void ConfigureSteering(const budget::BudgetConfig& config, const std::string& st
 
 int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes,
                  uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-                 List* preemptee_job_list, SELECT_EXCLUSIONS_PARAMS) {
+                 List* preemptee_job_list, int* cons_tres_calls, SELECT_EXCLUSIONS_PARAMS) {
   uint16_t base_mode = mode & SELECT_MODE_BASE;
+  *cons_tres_calls = 1;
   if (base_mode != SELECT_MODE_RUN_NOW && base_mode != SELECT_MODE_WILL_RUN) {
     return job_test(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates, preemptee_job_list,
                     SELECT_EXCLUSIONS_ARGS);
@@ -202,11 +205,13 @@ int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, ui
   budget::GpuRequest request;
   bool steerable = base_mode == SELECT_MODE_RUN_NOW && job_ptr->details && !job_ptr->details->req_node_bitmap &&
                    JobGpuRequest(job_ptr, min_nodes, &request);
+  *cons_tres_calls = 0;
   if (steerable && TryPackedChoices(job_test, job_ptr, bitmap, allowed, view, request, min_nodes, max_nodes,
-                                    req_nodes, mode, SELECT_EXCLUSIONS_ARGS)) {
+                                    req_nodes, mode, cons_tres_calls, SELECT_EXCLUSIONS_ARGS)) {
     FREE_NULL_BITMAP(allowed);
     return SLURM_SUCCESS;
   }
+  ++*cons_tres_calls;
   int rc = job_test(job_ptr, allowed, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
                     preemptee_job_list, SELECT_EXCLUSIONS_ARGS);
   bit_copybits(bitmap, allowed);

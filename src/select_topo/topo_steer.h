@@ -47,10 +47,12 @@ using JobTestFn = int (*)(job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_
 void ConfigureSteering(const budget::BudgetConfig& config, const std::string& state_dir);
 
 // select_p_job_test with the steering above; `cons_tres_job_test` is
-// cons_tres's own. Same contract as select_p_job_test.
+// cons_tres's own. Same contract as select_p_job_test. *cons_tres_calls
+// gets how many times cons_tres was asked (1 without steering, up to
+// kMaxPackingTries + 1 with it): what the steering cost.
 int SteerJobTest(JobTestFn cons_tres_job_test, job_record_t* job_ptr, bitstr_t* bitmap, uint32_t min_nodes,
                  uint32_t max_nodes, uint32_t req_nodes, uint16_t mode, List preemptee_candidates,
-                 List* preemptee_job_list, SELECT_EXCLUSIONS_PARAMS);
+                 List* preemptee_job_list, int* cons_tres_calls, SELECT_EXCLUSIONS_PARAMS);
 
 // Logs the fragmentation figure if it changed and rewrites the state file
 // if anything in it changed (free GPUs, usable nodes, hero plan).
