@@ -1,6 +1,6 @@
 // Tests of BudgetConfigWatch (config_watch.h): budget.conf re-read when it
 // changes, refused when the new version is bad.
-#include "libbudget/testing/test_support.h"
+#include "libbudget/testing/test_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,12 +16,6 @@ using budget::BudgetConfig;
 using budget::BudgetConfigWatch;
 
 namespace {
-
-std::string TempDir() {
-  char tmpl[] = "/tmp/config_watch_test.XXXXXX";
-  assert_non_null(mkdtemp(tmpl));
-  return tmpl;
-}
 
 // Writes `text` and sets the file's mtime to `mtime` s since the epoch, so
 // that two writes within one clock tick still differ.
@@ -39,7 +33,7 @@ using Change = BudgetConfigWatch::Change;
 // budget.conf in a fresh directory, first written with `text` at mtime
 // 1000, and its watch; the file and the directory go when the case ends.
 struct WatchedFile {
-  explicit WatchedFile(const std::string& text) : dir(TempDir()), path(dir + "/budget.conf"), watch(path) {
+  explicit WatchedFile(const std::string& text) : dir(budget::testing::MakeTempDir("config_watch_test")), path(dir + "/budget.conf"), watch(path) {
     Write(path, text, 1000);
   }
   ~WatchedFile() {

@@ -100,7 +100,7 @@ void TestFailedSaveKeepsTheGoodFile(void**) {
   std::string dir = MakeTempDir();
   std::string file = dir + "/ledger";
   assert_true(SaveLedger(SampleLedger(), file).ok());
-  const std::string good = ReadFile(file);
+  const std::string good = ReadWholeFile(file);
 
   // The temp file cannot be created (a directory is in its place, which
   // defeats even root): the save fails, the good file is untouched.
@@ -109,7 +109,7 @@ void TestFailedSaveKeepsTheGoodFile(void**) {
   assert_false(s.ok());
   assert_string_equal(("ledger file '" + file + ".tmp': cannot create: Is a directory").c_str(),
                       s.message().c_str());
-  assert_true(good == ReadFile(file));
+  assert_true(good == ReadWholeFile(file));
   Ledger loaded(SmallOptions());
   assert_true(LoadLedger(file, &loaded).ok());
   AssertIsSample(loaded);
@@ -122,7 +122,7 @@ void TestFailedRenameRemovesTheTempFile(void**) {
   // The target is a non-empty directory: rename(2) refuses to replace it.
   std::string file = dir + "/ledger";
   assert_int_equal(0, ::mkdir(file.c_str(), 0755));
-  WriteFile(file + "/keep", "x");
+  WriteWholeFile(file + "/keep", "x");
   Status s = SaveLedger(SampleLedger(), file);
   assert_false(s.ok());
   assert_true(s.message().find("ledger file '" + file + "': cannot rename '" + file +
@@ -136,7 +136,7 @@ void TestStaleTempFileFromACrash(void**) {
   std::string file = dir + "/ledger";
   assert_true(SaveLedger(SampleLedger(), file).ok());
   // A crash mid-save left half a temp file: loading reads the real file...
-  WriteFile(file + ".tmp", "SBLEDGER half");
+  WriteWholeFile(file + ".tmp", "SBLEDGER half");
   Ledger loaded(SmallOptions());
   assert_true(LoadLedger(file, &loaded).ok());
   AssertIsSample(loaded);

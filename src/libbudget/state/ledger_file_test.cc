@@ -92,7 +92,7 @@ void TestRoundTrip(void**) {
     }
   }
   // Saving the loaded ledger reproduces the file byte for byte.
-  assert_true(EncodeLedger(loaded) == ReadFile(file));
+  assert_true(EncodeLedger(loaded) == ReadWholeFile(file));
   AssertIsSample(loaded);
   RemoveTree(dir);
 }
@@ -228,7 +228,7 @@ void TestTruncationAtSeveralOffsets(void**) {
                      " payload bytes, the file has " + std::to_string(payload - 1)},
   };
   for (const Case& c : cases) {
-    WriteFile(file, good.substr(0, c.length));
+    WriteWholeFile(file, good.substr(0, c.length));
     Ledger ledger = SentinelLedger();
     Status s = LoadLedger(file, &ledger);
     assert_true(s.IsCorruption());

@@ -10,23 +10,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "libbudget/state/ledger.h"
 #include "libbudget/state/ledger_file.h"
-// Last: cmocka defines a fail() macro that would break <ios>.
-#include "libbudget/testing/test_support.h"
+// Last: it includes CMocka, whose fail() macro would break <ios>.
+#include "libbudget/testing/test_files.h"
 
 namespace {
 
-using budget::DecodeLedger;
-using budget::EncodeLedger;
 using budget::Ledger;
-using budget::LoadLedger;
-using budget::SaveLedger;
-using budget::Status;
 using Series = budget::Ledger::Series;
 
 // window 3600 s, allocated buckets 300 s (12), report buckets 900 s (4).
@@ -38,24 +31,12 @@ void AssertNear(double expected, double actual) {
   }
 }
 
-std::string MakeTempDir() {
-  char dir[] = "/tmp/ledger_file_test.XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  return dir;
-}
+// --- the temporary files -------------------------------------------
 
-void WriteFile(const std::string& file, const std::string& bytes) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  assert_true(out.good());
-}
+using budget::testing::ReadWholeFile;
+using budget::testing::WriteWholeFile;
 
-std::string ReadFile(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string MakeTempDir() { return budget::testing::MakeTempDir("ledger_file_test"); }
 
 bool Exists(const std::string& file) {
   struct stat st;
@@ -66,6 +47,8 @@ void RemoveTree(const std::string& dir) {
   std::string command = "rm -rf '" + dir + "'";
   assert_int_equal(0, std::system(command.c_str()));
 }
+
+// --- the sample ledgers -------------------------------------------
 
 // The ledger most tests save: two paths, all series, two job cursors.
 Ledger SampleLedger() {
@@ -109,6 +92,14 @@ void AssertIsSample(Ledger& ledger) {
   assert_int_equal(1800, ledger.ChargedUntil(7));
   assert_int_equal(2, ledger.job_count());
 }
+
+// --- what the tests call --------------------------------------------
+
+using budget::DecodeLedger;
+using budget::EncodeLedger;
+using budget::LoadLedger;
+using budget::SaveLedger;
+using budget::Status;
 
 }  // namespace
 
