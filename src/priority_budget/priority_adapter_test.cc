@@ -8,6 +8,7 @@
 #include "libbudget/testing/test_support.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -84,11 +85,32 @@ JobView Job(uint32_t id, const char* account, const char* user, JobPhase phase, 
   return job;
 }
 
-std::string TempDir() {
-  char dir[] = "/tmp/priority_adapter_test.XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  return dir;
-}
+// A fresh directory for one case, removed with the files the case left in
+// it when the case ends (a failing case leaves it: cmocka jumps past).
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char dir[] = "/tmp/priority_adapter_test.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    path_ = dir;
+  }
+  ~ScratchDir() {
+    if (DIR* d = opendir(path_.c_str())) {
+      while (const struct dirent* entry = readdir(d)) {
+        const std::string name = entry->d_name;
+        if (name != "." && name != "..") unlink((path_ + "/" + name).c_str());
+      }
+      closedir(d);
+    }
+    rmdir(path_.c_str());
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 void WriteText(const std::string& path, const std::string& text) {
   FILE* f = fopen(path.c_str(), "w");
@@ -169,159 +191,161 @@ void test_gpu_count_from_gres_spec(void** /*state*/) {
 
 // --- usage charging --------------------------------------------------------
 
-void test_running_job_charged_from_cursor_never_twice(void** /*state*/) {
+// What every charging case starts from: kTree, budget.conf's defaults and a
+// 10-min ledger of 5-s buckets; Charge is one pass from `last_pass` to `now`.
+struct Charging {
   budget::AllocationTree tree = ParseTree(kTree);
   budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
+  Ledger ledger{SmallWindow()};
+
+  budget_prio::ChargeStats Charge(const std::vector<JobView>& jobs, budget::TimePoint last_pass,
+                                  budget::TimePoint now) {
+    return budget_prio::ChargeJobs(jobs, tree, config, last_pass, now, &ledger);
+  }
+  double Usage(const char* path, Ledger::Series series, budget::TimePoint now) {
+    return ledger.WindowUsage(path, series, now);
+  }
+};
+
+using Series = Ledger::Series;
+
+void test_running_job_charged_from_cursor_never_twice(void** /*state*/) {
+  Charging c;
   std::vector<JobView> jobs = {Job(1, "acct_a", "alice", JobPhase::kRunning, 2, 100)};
-  budget_prio::ChargeJobs(jobs, tree, config, 100, 110, &ledger);
+  c.Charge(jobs, 100, 110);
   // 2 GPUs x [100, 110) = 20 GPU-s to "a".
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 110) == 20);
-  assert_int_equal(ledger.ChargedUntil(1), 110);
-  budget_prio::ChargeJobs(jobs, tree, config, 110, 120, &ledger);
+  assert_true(c.Usage("a", Series::kAllocated, 110) == 20);
+  assert_int_equal(c.ledger.ChargedUntil(1), 110);
+  c.Charge(jobs, 110, 120);
   // + 2 x [110, 120) = 40 in all; the first 10 s are not charged again.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 40);
+  assert_true(c.Usage("a", Series::kAllocated, 120) == 40);
   // The same pass replayed (a restart that reloads the cursor): nothing more.
-  budget_prio::ChargeJobs(jobs, tree, config, 120, 120, &ledger);
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 40);
+  c.Charge(jobs, 120, 120);
+  assert_true(c.Usage("a", Series::kAllocated, 120) == 40);
 }
 
 void test_unallocated_suspended_and_unknown_jobs(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
+  Charging c;
   std::vector<JobView> jobs = {
       Job(1, "acct_b", "bob", JobPhase::kRunning, 1, 100, "contract:min_runtime=0,resumable=1,declared=1"),
       Job(2, "acct_b", "carol", JobPhase::kSuspended, 4, 100),
       Job(3, "nowhere", "dave", JobPhase::kRunning, 8, 100),
       Job(4, "acct_b", "carol", JobPhase::kRunning, 1, 100, ""),  // no record: DefaultMinRuntime=0
   };
-  budget_prio::ChargeJobs(jobs, tree, config, 100, 110, &ledger);
+  c.Charge(jobs, 100, 110);
   // bob's min-runtime-0 job: 1 x 10 = 10 unallocated GPU-s on b/bob, none allocated.
-  assert_true(ledger.WindowUsage("b/bob", Ledger::Series::kUnallocated, 110) == 10);
-  assert_true(ledger.WindowUsage("b/bob", Ledger::Series::kAllocated, 110) == 0);
+  assert_true(c.Usage("b/bob", Series::kUnallocated, 110) == 10);
+  assert_true(c.Usage("b/bob", Series::kAllocated, 110) == 0);
   // carol has no node of her own: her jobs go to "b"; the suspended one is
   // not charged, the one without a record is unallocated work: 1 x 10 = 10.
-  assert_true(ledger.WindowUsage("b", Ledger::Series::kAllocated, 110) == 0);
-  assert_true(ledger.WindowUsage("b", Ledger::Series::kUnallocated, 110) == 10);
+  assert_true(c.Usage("b", Series::kAllocated, 110) == 0);
+  assert_true(c.Usage("b", Series::kUnallocated, 110) == 10);
   // ... but the suspended job's cursor moved, so its pause is never charged.
-  assert_int_equal(ledger.ChargedUntil(2), 110);
+  assert_int_equal(c.ledger.ChargedUntil(2), 110);
   // The unknown account is charged nowhere and gets no cursor.
-  assert_int_equal(ledger.ChargedUntil(3), 0);
-  assert_int_equal(ledger.path_count(), 2);
+  assert_int_equal(c.ledger.ChargedUntil(3), 0);
+  assert_int_equal(c.ledger.path_count(), 2);
   // With DefaultMinRuntime > 0, a job without a record is allocated work.
-  config.default_min_runtime = 60;
-  assert_true(budget_prio::IsAllocatedWork(jobs[3], config));
+  c.config.default_min_runtime = 60;
+  assert_true(budget_prio::IsAllocatedWork(jobs[3], c.config));
 }
 
 void test_finished_job_tail_charged_once_then_forgotten(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
+  Charging c;
   JobView job = Job(7, "acct_a", "x", JobPhase::kRunning, 4, 100);
-  budget_prio::ChargeJobs({job}, tree, config, 100, 110, &ledger);
+  c.Charge({job}, 100, 110);
   job.phase = JobPhase::kFinished;
   job.end_time = 115;
-  budget_prio::ChargeJobs({job}, tree, config, 110, 120, &ledger);
+  c.Charge({job}, 110, 120);
   // 4 x [100, 110) + 4 x [110, 115) = 40 + 20 = 60.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 60);
-  budget_prio::ChargeJobs({job}, tree, config, 120, 130, &ledger);
+  assert_true(c.Usage("a", Series::kAllocated, 120) == 60);
+  c.Charge({job}, 120, 130);
   // Seen again (still in slurmctld's list): still 60.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 130) == 60);
-  assert_int_equal(ledger.ChargedUntil(7), 115);
+  assert_true(c.Usage("a", Series::kAllocated, 130) == 60);
+  assert_int_equal(c.ledger.ChargedUntil(7), 115);
   // Purged from slurmctld: its cursor goes.
-  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({}, tree, config, 130, 140, &ledger);
+  budget_prio::ChargeStats stats = c.Charge({}, 130, 140);
   assert_int_equal(stats.forgotten, 1);
-  assert_int_equal(ledger.ChargedUntil(7), 0);
+  assert_int_equal(c.ledger.ChargedUntil(7), 0);
+}
+
+// Job 9 (8 GPUs, running since 100) charged by the pass of 110, then seen
+// requeued at 117 (pending again, end_time 117, showing `start_shown` as
+// its start) by the pass of 120, which charges the run's tail:
+// 8 x [100, 110) + 8 x [110, 117) = 80 + 56 = 136 allocated.
+JobView ChargeRunRequeuedAt117(Charging* c, budget::TimePoint start_shown) {
+  JobView job = Job(9, "acct_a", "x", JobPhase::kRunning, 8, 100);
+  c->Charge({job}, 100, 110);
+  job.phase = JobPhase::kPending;
+  job.start_time = start_shown;
+  job.end_time = 117;
+  budget_prio::ChargeStats stats = c->Charge({job}, 110, 120);
+  assert_int_equal(stats.requeued, 1);
+  assert_true(c->Usage("a", Series::kAllocated, 120) == 136);
+  assert_int_equal(c->ledger.ChargedUntil(9), 117);
+  return job;
 }
 
 void test_requeued_job_tail_charged_then_new_run_charged_fresh(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
-  JobView job = Job(9, "acct_a", "x", JobPhase::kRunning, 8, 100);
-  budget_prio::ChargeJobs({job}, tree, config, 100, 110, &ledger);
-  // Preempted and requeued at 117: pending again, end_time 117.
-  job.phase = JobPhase::kPending;
-  job.end_time = 117;
-  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({job}, tree, config, 110, 120, &ledger);
-  // 8 x [100, 110) + 8 x [110, 117) = 80 + 56 = 136 allocated.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 136);
-  assert_int_equal(stats.requeued, 1);
-  assert_int_equal(ledger.ChargedUntil(9), 117);
+  Charging c;
+  // Preempted and requeued at 117.
+  JobView job = ChargeRunRequeuedAt117(&c, 100);
   // Still pending at the next pass: nothing more, only demand.
-  stats = budget_prio::ChargeJobs({job}, tree, config, 120, 130, &ledger);
+  budget_prio::ChargeStats stats = c.Charge({job}, 120, 130);
   assert_int_equal(stats.requeued, 0);
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 130) == 136);
+  assert_true(c.Usage("a", Series::kAllocated, 130) == 136);
   // Started again at 135: charged from its new start, not from 117.
   job.phase = JobPhase::kRunning;
   job.start_time = 135;
   job.end_time = 135 + 3600;
-  budget_prio::ChargeJobs({job}, tree, config, 130, 140, &ledger);
+  c.Charge({job}, 130, 140);
   // 136 + 8 x [135, 140) = 136 + 40 = 176.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 140) == 176);
+  assert_true(c.Usage("a", Series::kAllocated, 140) == 176);
 }
 
 void test_requeued_job_tail_charged_whatever_its_start_time_now(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
-  JobView job = Job(9, "acct_a", "x", JobPhase::kRunning, 8, 100);
-  budget_prio::ChargeJobs({job}, tree, config, 100, 110, &ledger);
+  Charging c;
   // Requeued at 117; by the next pass Slurm has finished the requeue and
   // backfill has given the job an expected start of 200: the view's start
   // time is no longer its run's. The tail [110, 117) is charged all the same.
-  job.phase = JobPhase::kPending;
-  job.start_time = 200;
-  job.end_time = 117;
-  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({job}, tree, config, 110, 120, &ledger);
-  assert_int_equal(stats.requeued, 1);
-  // 8 x [100, 110) + 8 x [110, 117) = 136.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 136);
-  assert_int_equal(ledger.ChargedUntil(9), 117);
+  ChargeRunRequeuedAt117(&c, 200);
 }
 
 void test_pending_job_that_never_ran_is_not_charged(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
+  Charging c;
   // Slurm may hold an expected end_time on a pending job; without a cursor
   // it never ran under our watch and nothing is charged but demand.
   JobView job = Job(4, "acct_a", "x", JobPhase::kPending, 2, 0);
   job.end_time = 115;
-  budget_prio::ChargeStats stats = budget_prio::ChargeJobs({job}, tree, config, 100, 120, &ledger);
+  budget_prio::ChargeStats stats = c.Charge({job}, 100, 120);
   assert_int_equal(stats.requeued, 0);
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 120) == 0);
+  assert_true(c.Usage("a", Series::kAllocated, 120) == 0);
   // 2 GPUs x [100, 120) = 40 GPU-s of demand.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kDemand, 120) == 40);
+  assert_true(c.Usage("a", Series::kDemand, 120) == 40);
 }
 
 void test_finished_job_without_cursor(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
+  Charging c;
   // Started and ended between two passes (last pass 100, now 130): charged.
   JobView seen = Job(1, "acct_a", "x", JobPhase::kFinished, 2, 105);
   seen.end_time = 125;
   // Ended before the previous pass, e.g. before a restart: not charged.
   JobView old = Job(2, "acct_a", "x", JobPhase::kFinished, 2, 50);
   old.end_time = 90;
-  budget_prio::ChargeJobs({seen, old}, tree, config, 100, 130, &ledger);
+  c.Charge({seen, old}, 100, 130);
   // 2 x [105, 125) = 40 only.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 130) == 40);
+  assert_true(c.Usage("a", Series::kAllocated, 130) == 40);
 }
 
 void test_pending_demand(void** /*state*/) {
-  budget::AllocationTree tree = ParseTree(kTree);
-  budget::BudgetConfig config;
-  Ledger ledger(SmallWindow());
+  Charging c;
   JobView pending = Job(1, "acct_a", "x", JobPhase::kPending, 3, 0);
   JobView held = Job(2, "acct_a", "x", JobPhase::kPending, 5, 0);
   held.held = true;
-  budget_prio::ChargeJobs({pending, held}, tree, config, 100, 110, &ledger);
+  c.Charge({pending, held}, 100, 110);
   // 3 GPUs x 10 s = 30 GPU-s of demand; the held job asks for nothing.
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kDemand, 110) == 30);
-  assert_true(ledger.WindowUsage("a", Ledger::Series::kAllocated, 110) == 0);
+  assert_true(c.Usage("a", Series::kDemand, 110) == 30);
+  assert_true(c.Usage("a", Series::kAllocated, 110) == 0);
 }
 
 // --- the pass --------------------------------------------------------------
@@ -474,6 +498,19 @@ std::vector<uint32_t> CachedIds(JobViewCache* cache) {
   return ids;
 }
 
+// One pass over jobs 1, 2, 3 in which 1 (its strings at 2) and 3 (at 1)
+// stand as they are, and `job_2` does what the case needs with 2; returns
+// how many views the pass built.
+template <typename Job2>
+size_t PassAroundJob2(JobViewCache* cache, Job2 job_2) {
+  cache->BeginPass({}, false);
+  assert_non_null(cache->Reuse(1, Print(2), Fields(10)));
+  job_2();
+  assert_non_null(cache->Reuse(3, Print(1), Fields(30)));
+  cache->EndPass();
+  return cache->built();
+}
+
 void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   JobViewCache cache;
   assert_int_equal(CachePass(&cache, {1, 2, 3}), 3);
@@ -508,41 +545,33 @@ void test_view_cache_rebuilds_only_what_changed(void** /*state*/) {
   // The phase changed (the job started), a running job's string moved
   // (Slurm replaced it), slurmctld marked the job changed, or a full
   // rebuild: the view is built again.
-  cache.BeginPass({}, false);
-  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
-  assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
-  StoreRunning(&cache, 2, "acct_a", 1);
-  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
-  cache.EndPass();
-  assert_int_equal(cache.built(), 1);
+  assert_int_equal(PassAroundJob2(&cache, [&] {
+                     assert_null(cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
+                     StoreRunning(&cache, 2, "acct_a", 1);
+                   }),
+                   1);
   // A running job's start and end times are re-read; its strings are
   // compared.
-  cache.BeginPass({}, false);
-  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
-  view = cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning));
-  assert_non_null(view);
-  assert_int_equal(view->start_time, 400);
-  assert_int_equal(view->end_time, 500);
-  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
-  cache.EndPass();
-  assert_int_equal(cache.built(), 0);
-  cache.BeginPass({}, false);
-  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
-  assert_null(cache.Reuse(2, Print(2, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
-  StoreRunning(&cache, 2, "acct_b", 2);
-  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
-  cache.EndPass();
-  assert_int_equal(cache.built(), 1);
+  assert_int_equal(PassAroundJob2(&cache, [&] {
+                     view = cache.Reuse(2, Print(1, JobPhase::kRunning), Fields(20, JobPhase::kRunning));
+                     assert_non_null(view);
+                     assert_int_equal(view->start_time, 400);
+                     assert_int_equal(view->end_time, 500);
+                   }),
+                   0);
+  assert_int_equal(PassAroundJob2(&cache, [&] {
+                     assert_null(cache.Reuse(2, Print(2, JobPhase::kRunning), Fields(20, JobPhase::kRunning)));
+                     StoreRunning(&cache, 2, "acct_b", 2);
+                   }),
+                   1);
   assert_string_equal(cache.views()[1].account.c_str(), "acct_b");  // rebuilt in place
   assert_true((CachedIds(&cache) == std::vector<uint32_t>{1, 2, 3}));
   // Requeued: running -> pending is a change of phase, built again.
-  cache.BeginPass({}, false);
-  assert_non_null(cache.Reuse(1, Print(2), Fields(10)));
-  assert_null(cache.Reuse(2, Print(2), Fields(20)));
-  cache.Store(Job(2, "acct_b", "x", JobPhase::kPending, 1, 0), Print(2));
-  assert_non_null(cache.Reuse(3, Print(1), Fields(30)));
-  cache.EndPass();
-  assert_int_equal(cache.built(), 1);
+  assert_int_equal(PassAroundJob2(&cache, [&] {
+                     assert_null(cache.Reuse(2, Print(2), Fields(20)));
+                     cache.Store(Job(2, "acct_b", "x", JobPhase::kPending, 1, 0), Print(2));
+                   }),
+                   1);
   // 2's view is pending now (priority 0) and 3 is marked changed: 2 and 3
   // built.
   assert_int_equal(CachePass(&cache, {1, 2, 3}, 1, {3}), 2);
@@ -823,7 +852,8 @@ void test_fetcher_stop_cancels_a_hung_fetch(void** /*state*/) {
 
 // A fetch that ends after budget.conf named another source is not adopted.
 void test_reloader_ignores_a_fetch_from_an_old_source(void** /*state*/) {
-  std::string dir = TempDir();
+  ScratchDir scratch;
+  const std::string& dir = scratch.path();
   std::string last_good = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName);
   budget_prio::TreeSource old_source, new_source;
   assert_true(budget_prio::TreeSource::FromSpec("http://old.invalid/t.json", &old_source).ok());
@@ -842,12 +872,11 @@ void test_reloader_ignores_a_fetch_from_an_old_source(void** /*state*/) {
   outcome = reloader.FinishReload(reloader.BeginReload(1002), budget::Status::IOError("timed out"), "");
   assert_true(outcome.kind == budget_prio::ReloadOutcome::Kind::kRefused);
   assert_int_equal(reloader.tree().size(), 4);
-  unlink(last_good.c_str());
-  rmdir(dir.c_str());
 }
 
 void test_reloader_keeps_last_good_tree(void** /*state*/) {
-  std::string dir = TempDir();
+  ScratchDir scratch;
+  const std::string& dir = scratch.path();
   std::string tree_file = dir + "/tree.json";
   std::string last_good = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName);
   WriteText(tree_file, kTree);
@@ -884,14 +913,13 @@ void test_reloader_keeps_last_good_tree(void** /*state*/) {
   budget_prio::TreeReloader restarted(source, last_good, 300);
   assert_true(restarted.LoadLastGood().ok());
   assert_int_equal(restarted.tree().size(), 4);
-  unlink(last_good.c_str());
-  rmdir(dir.c_str());
 }
 
 // --- state files -------------------------------------------------------------
 
 void test_atomic_write(void** /*state*/) {
-  std::string dir = TempDir();
+  ScratchDir scratch;
+  const std::string& dir = scratch.path();
   std::string path = dir + "/f";
   assert_true(budget_prio::WriteFileAtomically(path, "one").ok());
   assert_true(budget_prio::WriteFileAtomically(path, "two").ok());
@@ -904,12 +932,12 @@ void test_atomic_write(void** /*state*/) {
   budget::Status st = budget_prio::WriteFileAtomically(dir + "/no/such/f", "x");
   assert_false(st.ok());
   assert_non_null(strstr(st.message().c_str(), "/no/such/f.tmp"));
-  rmdir(dir.c_str());
 }
 
 // Temp files of an interrupted write are removed at start, and only ours.
 void test_stale_temp_files_removed(void** /*state*/) {
-  std::string dir = TempDir();
+  ScratchDir scratch;
+  const std::string& dir = scratch.path();
   std::string tree_tmp = budget_prio::StateFile(dir, budget_prio::kLastGoodTreeFileName) + ".tmp";
   std::string report_tmp = budget_prio::StateFile(dir, budget::kReportSnapshotFileName) + ".tmp";
   std::string other_tmp = dir + "/job_state.tmp";  // slurmctld's, not ours
@@ -923,15 +951,14 @@ void test_stale_temp_files_removed(void** /*state*/) {
   assert_int_equal(access(tree_tmp.c_str(), F_OK), -1);
   assert_int_equal(access(other_tmp.c_str(), F_OK), 0);
   assert_true(budget_prio::RemoveStaleTempFiles(dir).empty());
-  unlink(other_tmp.c_str());
-  rmdir(dir.c_str());
 }
 
 // select/topo's figure reaches the report (sbudget reads the report
 // alone, possibly on another host); without its state file the report
 // says null, and a state file that does not parse is said, not guessed.
 void test_report_carries_select_topo_fragmentation(void** /*state*/) {
-  std::string dir = TempDir();
+  ScratchDir scratch;
+  const std::string& dir = scratch.path();
   std::string file = dir + "/" + budget::kPackingStateFile;
   budget::ReportSnapshot report;
   report.has_fragmentation = true;  // from a previous pass
@@ -951,14 +978,13 @@ void test_report_carries_select_topo_fragmentation(void** /*state*/) {
   assert_false(st.ok());
   assert_false(report.has_fragmentation);
   assert_non_null(strstr(st.message().c_str(), budget::kPackingStateFile));
-  unlink(file.c_str());
-  rmdir(dir.c_str());
 }
 
 // While no tree has loaded, the report says so (and where the tree should
 // come from), and reads back as such; so does its copy in ReportDir.
 void test_no_tree_report_says_so(void** /*state*/) {
-  std::string dir = TempDir();
+  ScratchDir scratch;
+  const std::string& dir = scratch.path();
   budget::BudgetConfig config;
   config.lookback_window = 600;
   config.ledger_bucket = 5;
@@ -979,9 +1005,7 @@ void test_no_tree_report_says_so(void** /*state*/) {
     assert_int_equal(read.window, 600);
     assert_int_equal(read.recalc_interval, 2);
     assert_int_equal(read.generated_at, 1700000000);
-    unlink(f.c_str());
   }
-  rmdir(dir.c_str());
 }
 
 }  // namespace

@@ -461,24 +461,16 @@ void RecalcThread::LogPass(const PassTimes& times, size_t jobs, size_t pending, 
                            budget::TimePoint now) {
   ++passes_;
   // One line per pass: at debug level, or at info with DebugFlags=Priority
-  // (what the benchmark parses).
-  if (slurm_conf.debug_flags & DEBUG_FLAG_PRIO) {
-    info("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-         "prioritised, %d priorities changed, %zu job views built; report %.3f ms (cpu %.3f, of which build %.3f); "
-         "ledger save cpu %.3f ms; %ld page faults",
-         passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
-         times.views_built,
-         times.report_ms, times.report_cpu_ms, times.report_build_cpu_ms, times.ledger_save_cpu_ms,
-         times.page_faults);
-  } else {
-    debug("priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
-          "prioritised, %d priorities changed, %zu job views built; report %.3f ms (cpu %.3f, of which build %.3f); "
-          "ledger save cpu %.3f ms; %ld page faults",
-          passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
-          times.views_built,
-          times.report_ms, times.report_cpu_ms, times.report_build_cpu_ms, times.ledger_save_cpu_ms,
-          times.page_faults);
-  }
+  // (what the benchmark parses). Slurm's info() and debug() are its
+  // format_print at LOG_LEVEL_INFO and LOG_LEVEL_DEBUG: one line, either level.
+  const log_level_t level = (slurm_conf.debug_flags & DEBUG_FLAG_PRIO) ? LOG_LEVEL_INFO : LOG_LEVEL_DEBUG;
+  format_print(level,
+               "priority/budget: pass %ld: %.3f ms (snapshot %.3f, compute %.3f, apply %.3f), %zu jobs, %zu pending "
+               "prioritised, %d priorities changed, %zu job views built; report %.3f ms (cpu %.3f, of which build "
+               "%.3f); ledger save cpu %.3f ms; %ld page faults",
+               passes_, times.total_ms, times.snapshot_ms, times.compute_ms, times.apply_ms, jobs, pending, changed,
+               times.views_built, times.report_ms, times.report_cpu_ms, times.report_build_cpu_ms,
+               times.ledger_save_cpu_ms, times.page_faults);
   // The first pass at info level (the start is visible without debug),
   // then one line per kInfoEverySeconds.
   if (passes_ == 1) {

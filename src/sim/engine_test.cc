@@ -25,13 +25,26 @@ using namespace budget::sim::testing;
 
 namespace {
 
+// Run() on kTwoTeams, the two teams at equal share of every scenario here
+// but the last.
+RunOutput RunTwoTeams(const std::string& policy, const Workload& w, uint32_t nodes, TimePoint until,
+                      const EngineOptions& options = EngineOptions()) {
+  return Run(policy, w, MakeTree(kTwoTeams), nodes, until, BudgetConfig(), options);
+}
+
+// Job `victim`'s first preemption was at `at`, for job `for_job`.
+void AssertPreempted(const RunOutput& out, uint32_t victim, TimePoint at, uint32_t for_job) {
+  uint32_t by = 0;
+  assert_int_equal(PreemptTime(out, victim, &by), at);
+  assert_int_equal(by, for_job);
+}
+
 void test_fifo_waits(void**) {
   // One node of 8 GPUs. A (t=0, 8 GPUs, 100 s) runs 0-100; B (t=10, 4) and
   // C (t=20, 4) both start when A ends, at 100 (the main scheduler runs at
   // every job end).
   Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0}, {10, "a", 4, 50, 0, true, 0}, {20, "b", 4, 30, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 1, 1000);
+  RunOutput out = RunTwoTeams("fifo", w, 1, 1000);
   assert_int_equal(StartTime(out, 1), 0);
   assert_int_equal(StartTime(out, 2), 100);
   assert_int_equal(StartTime(out, 3), 100);
@@ -52,8 +65,7 @@ void test_stranded_gpus_of_free_and_of_all(void**) {
   // (no whole-node job fits there; the other node is whole): 4/12 of the
   // free GPUs, 4/16 of all GPUs.
   Workload w = MakeWorkload({{0, "a", 4, 200, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 2, 100);
+  RunOutput out = RunTwoTeams("fifo", w, 2, 100);
   assert_true(std::abs(out.result.fragmentation - 4.0 / 12.0) < 1e-9);
   assert_true(std::abs(out.result.stranded_of_all - 0.25) < 1e-9);
 }
@@ -70,20 +82,19 @@ void test_backfill_plans_by_time_limits(void**) {
                              {1, "a", 16, 50, 0, true, 0},
                              {2, "a", 8, 50, 0, true, 0},
                              {3, "a", 8, 200, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 2, 1000);
+  RunOutput out = RunTwoTeams("fifo", w, 2, 1000);
   assert_int_equal(StartTime(out, 3), 30);
   assert_int_equal(StartTime(out, 2), 100);
   assert_int_equal(StartTime(out, 4), 150);
   // Without backfill (sched/builtin) C waits behind B until B is done.
   EngineOptions builtin;
   builtin.builtin_scheduler = true;
-  out = Run("fifo", w, tree, 2, 1000, BudgetConfig(), builtin);
+  out = RunTwoTeams("fifo", w, 2, 1000, builtin);
   assert_int_equal(StartTime(out, 3), 150);
   // A what-if says so, in the result and atop the table.
   assert_string_equal(out.result.what_if.c_str(), "builtin");
   assert_non_null(strstr(FormatTable({out.result}).c_str(), "WHAT-IF builtin: no backfill"));
-  out = Run("fifo", w, tree, 2, 1000);
+  out = RunTwoTeams("fifo", w, 2, 1000);
   assert_true(out.result.what_if.empty());
   assert_null(strstr(FormatTable({out.result}).c_str(), "WHAT-IF"));
 }
@@ -96,11 +107,8 @@ void test_budget_allocated_work_preempts_free_work(void**) {
   // 1000 - 120 = 880 s, may start again from 120 + 121 = 241, and restarts
   // when P ends at 620: it finishes at 1500.
   Workload w = MakeWorkload({{0, "b", 8, 1000, 0, true, 0}, {100, "a", 8, 500, 600, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 1, 2000);
-  uint32_t by = 0;
-  assert_int_equal(PreemptTime(out, 1, &by), 120);
-  assert_int_equal(by, 2);
+  RunOutput out = RunTwoTeams("budget", w, 1, 2000);
+  AssertPreempted(out, 1, 120, 2);
   assert_int_equal(StartTime(out, 2), 120);
   assert_int_equal(StartTime(out, 1, 1), 620);
   assert_int_equal(FinishTime(out, 1), 1500);
@@ -125,11 +133,8 @@ void test_budget_protection_then_preemption(void**) {
   // ping-pong). B runs 300-400. A may start again from 300 + 121 = 421;
   // backfill at 450 starts it, needing 1700 s.
   Workload w = MakeWorkload({{0, "a", 8, 2000, 299, true, 0}, {10, "b", 8, 100, 200, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 1, 3000);
-  uint32_t by = 0;
-  assert_int_equal(PreemptTime(out, 1, &by), 300);
-  assert_int_equal(by, 2);
+  RunOutput out = RunTwoTeams("budget", w, 1, 3000);
+  AssertPreempted(out, 1, 300, 2);
   assert_int_equal(StartTime(out, 2), 300);
   assert_int_equal(StartTime(out, 1, 1), 450);
   assert_int_equal(FinishTime(out, 1), 2150);
@@ -141,7 +146,7 @@ void test_budget_protection_then_preemption(void**) {
   // With a min-runtime of 300 it is protected through 300: the next pass,
   // at 330, preempts it.
   w.jobs[0].min_runtime = 300;
-  out = Run("budget", w, tree, 1, 3000);
+  out = RunTwoTeams("budget", w, 1, 3000);
   assert_int_equal(PreemptTime(out, 1), 330);
 }
 
@@ -159,11 +164,8 @@ void test_budget_counts_protected_runs_under_way(void**) {
                              {0, "b", 8, 10000, 2999, true, 0},
                              {10, "a", 8, 5000, 3600, true, 0},
                              {10, "a", 8, 5000, 3600, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 2, 4000);
-  uint32_t by = 0;
-  assert_int_equal(PreemptTime(out, 2, &by), 3000);
-  assert_int_equal(by, 3);
+  RunOutput out = RunTwoTeams("budget", w, 2, 4000);
+  AssertPreempted(out, 2, 3000, 3);
   assert_int_equal(PreemptTime(out, 1), -1);
   assert_int_equal(out.result.preemptions, 1);
 }
@@ -171,8 +173,7 @@ void test_budget_counts_protected_runs_under_way(void**) {
 void test_budget_same_team_never_preempts_itself(void**) {
   // Same as above but B is team a's own job: it waits for A to finish.
   Workload w = MakeWorkload({{0, "a", 8, 2000, 300, true, 0}, {10, "a", 8, 100, 200, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 1, 3000);
+  RunOutput out = RunTwoTeams("budget", w, 1, 3000);
   assert_int_equal(out.result.preemptions, 0);
   assert_int_equal(StartTime(out, 2), 2000);
 }
@@ -185,10 +186,9 @@ void test_a_drained_node_empties_at_contract_ends(void**) {
   // itself). Nothing lands on n2 again: B restarts only when A's node
   // frees at 5000.
   Workload w = MakeWorkload({{0, "a", 8, 5000, 600, true, 0}, {0, "a", 8, 5000, 59, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
   EngineOptions o;
   o.drains = {NodeDrain{1, 30, -1}};
-  RunOutput out = Run("budget", w, tree, 2, 6000, BudgetConfig(), o);
+  RunOutput out = RunTwoTeams("budget", w, 2, 6000, o);
   assert_int_equal(PreemptTime(out, 2), 60);
   assert_true(out.timeline[1].ended == RunEnd::kDrained);
   assert_int_equal(PreemptTime(out, 1), -1);
@@ -197,7 +197,7 @@ void test_a_drained_node_empties_at_contract_ends(void**) {
   // runs the main scheduler, as `scontrol update` does, and n2 takes B
   // back at once.
   o.drains = {NodeDrain{1, 30, 200}};
-  out = Run("budget", w, tree, 2, 6000, BudgetConfig(), o);
+  out = RunTwoTeams("budget", w, 2, 6000, o);
   assert_int_equal(StartTime(out, 2, 1), 200);
 }
 
@@ -206,8 +206,7 @@ void test_a_run_ends_at_its_time_limit(void**) {
   // Slurm kills it at 60 (TIMEOUT); it is done, not requeued.
   Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0}});
   w.jobs[0].time_limit = 60;
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 1, 1000);
+  RunOutput out = RunTwoTeams("fifo", w, 1, 1000);
   assert_int_equal(FinishTime(out, 1), 60);
   assert_true(out.timeline[0].ended == RunEnd::kTimeout);
   assert_int_equal(out.result.timeouts, 1);
@@ -223,11 +222,8 @@ void test_priority_caps_and_preemptible_overflow(void**) {
   // 10 + 121 = 131 and does at the backfill pass of 150, needing
   // 1000 - 10 = 990 s: it ends at 1140.
   Workload w = MakeWorkload({{0, "a", 8, 1000, 100, true, 1}, {10, "b", 4, 100, 100, true, 1}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("priority", w, tree, 1, 3000);
-  uint32_t by = 0;
-  assert_int_equal(PreemptTime(out, 1, &by), 10);
-  assert_int_equal(by, 2);
+  RunOutput out = RunTwoTeams("priority", w, 1, 3000);
+  AssertPreempted(out, 1, 10, 2);
   assert_int_equal(StartTime(out, 1, 1), 150);
   assert_int_equal(FinishTime(out, 1), 1140);
   // A1's whole run was preemptible: 8 GPUs x (10 + 990) s = 8000 of
@@ -241,8 +237,7 @@ void test_fairtree_preempts_after_exempt_time_only(void**) {
   // preempted from 3600 on, when the periodic main pass (every 60 s)
   // preempts it for B. A may restart from 3721: backfill at 3750.
   Workload w = MakeWorkload({{0, "a", 8, 5000, 0, true, 0}, {10, "b", 8, 100, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fairtree", w, tree, 1, 10000);
+  RunOutput out = RunTwoTeams("fairtree", w, 1, 10000);
   assert_int_equal(PreemptTime(out, 1), 3600);
   assert_int_equal(StartTime(out, 2), 3600);
   assert_int_equal(StartTime(out, 1, 1), 3750);
@@ -253,43 +248,38 @@ void test_non_resumable_starts_over(void**) {
   // 120 and resubmitted whole at once, it needs 1000 s again from P's end
   // at 620: it ends at 1620.
   Workload w = MakeWorkload({{0, "b", 8, 1000, 0, false, 0}, {100, "a", 8, 500, 600, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 1, 2000);
+  RunOutput out = RunTwoTeams("budget", w, 1, 2000);
   assert_int_equal(FinishTime(out, 1), 1620);
 }
 
+// Account "x" is in no tree node (UnknownAccount=reject by default); a
+// 16-GPU job cannot fit a one-node cluster; a min-runtime of 9 h exceeds
+// MaxMinRuntime (8 h) for the budget policy; the last job is admitted.
+const std::vector<Row> kThreeRefusedOneAdmitted = {{0, "x", 1, 10, 0, true, 0},
+                                                   {0, "a", 16, 10, 0, true, 0},
+                                                   {0, "a", 1, 10, 9 * 3600, true, 0},
+                                                   {0, "a", 1, 5000, 0, true, 0}};
+
 void test_rejections_and_horizon(void**) {
-  // Account "x" is in no tree node (UnknownAccount=reject by default); a
-  // 16-GPU job cannot fit a one-node cluster; a min-runtime of 9 h exceeds
-  // MaxMinRuntime (8 h) for the budget policy.
-  Workload w = MakeWorkload({{0, "x", 1, 10, 0, true, 0},
-                             {0, "a", 16, 10, 0, true, 0},
-                             {0, "a", 1, 10, 9 * 3600, true, 0},
-                             {0, "a", 1, 5000, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 1, 1000);
+  Workload w = MakeWorkload(kThreeRefusedOneAdmitted);
+  RunOutput out = RunTwoTeams("budget", w, 1, 1000);
   assert_int_equal(out.result.rejected, 3);
   // The long job is still running at the horizon (1000).
   assert_int_equal(out.result.still_running, 1);
   assert_int_equal(out.result.finished, 0);
   // fifo has no contract admission: only the unknown account and the
   // too-large job are refused.
-  out = Run("fifo", w, tree, 1, 1000);
+  out = RunTwoTeams("fifo", w, 1, 1000);
   assert_int_equal(out.result.rejected, 2);
 }
 
 void test_rejections_are_counted_per_reason(void**) {
-  // The jobs of test_rejections_and_horizon, two more of account x and one
+  // The jobs of test_rejections_and_horizon, then two more of account x and one
   // of account y: each reason counted apart, with the trace ids of its jobs.
-  Workload w = MakeWorkload({{0, "x", 1, 10, 0, true, 0},
-                             {0, "a", 16, 10, 0, true, 0},
-                             {0, "a", 1, 10, 9 * 3600, true, 0},
-                             {0, "a", 1, 5000, 0, true, 0},
-                             {1, "x", 1, 10, 0, true, 0},
-                             {2, "y", 1, 10, 0, true, 0},
-                             {3, "x", 1, 10, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("budget", w, tree, 1, 1000);
+  std::vector<Row> rows = kThreeRefusedOneAdmitted;
+  rows.insert(rows.end(), {{1, "x", 1, 10, 0, true, 0}, {2, "y", 1, 10, 0, true, 0}, {3, "x", 1, 10, 0, true, 0}});
+  Workload w = MakeWorkload(rows);
+  RunOutput out = RunTwoTeams("budget", w, 1, 1000);
   const std::vector<RejectionReason>& r = out.result.rejections;
   assert_int_equal(out.result.rejected, 6);
   assert_int_equal(r.size(), 4);
@@ -306,7 +296,7 @@ void test_rejections_are_counted_per_reason(void**) {
   assert_int_equal(r[2].first_job_ids[0], 3);
   assert_string_equal(r[3].reason.c_str(), "account 'y' in no tree node (UnknownAccount=reject)");
   // fifo refuses no contract: the same reasons but the contract's.
-  out = Run("fifo", w, tree, 1, 1000);
+  out = RunTwoTeams("fifo", w, 1, 1000);
   assert_int_equal(out.result.rejected, 5);
   assert_int_equal(out.result.rejections.size(), 3);
 }
@@ -315,7 +305,7 @@ void test_a_min_runtime_past_the_time_limit_is_one_reason(void**) {
   // Time limits are derived: 2 x 600 s = 20 min. Min-runtimes of 30 and 40
   // min are both longer: one reason, not one per value.
   Workload w = MakeWorkload({{0, "a", 1, 600, 1800, true, 0}, {0, "a", 1, 600, 2400, true, 0}});
-  RunOutput out = Run("budget", w, MakeTree(kTwoTeams), 1, 1000);
+  RunOutput out = RunTwoTeams("budget", w, 1, 1000);
   assert_int_equal(out.result.rejections.size(), 1);
   assert_string_equal(out.result.rejections[0].reason.c_str(),
                       "min-runtime longer than the job's time limit (contract)");
@@ -327,8 +317,7 @@ void test_waiting_jobs_count_with_their_wait_so_far(void**) {
   // horizon 1000: its wait counts as 900 s (a lower bound). Both are funded
   // work (min-runtime 60 s).
   Workload w = MakeWorkload({{0, "a", 8, 10000, 60, true, 0}, {100, "a", 8, 10, 60, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 1, 1000);
+  RunOutput out = RunTwoTeams("fifo", w, 1, 1000);
   assert_int_equal(out.result.still_waiting, 1);
   assert_true(out.result.wait_all.p99 == 900);
   // Team a's demand in hour 0: 8 x 100 + 16 x 900 = 15200 GPU-s; owed is
@@ -349,8 +338,7 @@ void test_free_work_is_owed_nothing(void**) {
   // delivered the funded 4000 GPU-s: 1.0; the free work's 4000 GPU-s are
   // reported apart (1.111 GPU-h), in neither.
   Workload w = MakeWorkload({{0, "a", 4, 1000, 60, true, 0}, {0, "a", 4, 1000, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 1, 1000);
+  RunOutput out = RunTwoTeams("fifo", w, 1, 1000);
   const TeamResult& a = out.result.teams[0];
   assert_true(a.owed_gpu_hours > 1.111 && a.owed_gpu_hours < 1.112);
   assert_true(a.delivered_gpu_hours > 1.111 && a.delivered_gpu_hours < 1.112);
@@ -360,8 +348,7 @@ void test_free_work_is_owed_nothing(void**) {
 
 void test_drain_mode_ends_when_all_done(void**) {
   Workload w = MakeWorkload({{0, "a", 8, 100, 0, true, 0}, {5, "b", 8, 100, 0, true, 0}});
-  AllocationTree tree = MakeTree(kTwoTeams);
-  RunOutput out = Run("fifo", w, tree, 1, -1);
+  RunOutput out = RunTwoTeams("fifo", w, 1, -1);
   assert_int_equal(out.result.finished, 2);
   // The period ends at the last finish, 200: occupancy 1600 / (8 x 200) = 1.
   assert_int_equal(out.result.end, 200);

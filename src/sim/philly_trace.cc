@@ -46,14 +46,10 @@ Status ReadPhilly(std::string_view text, const std::string& file, const TraceOpt
     // A job that ran for less than a second still held its GPUs for one.
     job->duration = std::max<Seconds>(1, static_cast<Seconds>(std::ceil(duration)));
     job->time_limit = DeriveTimeLimit(job->duration, options.time_limit_factor);
-    job->min_runtime = options.default_min_runtime;
-    job->resumable = options.default_resumable;
     *account = std::string(f[4].text);
     return Status::Ok();
   };
-  Status st = ReadRows(text, file, spec, parse, options, out, stats);
-  if (st.ok()) stats->default_contract = out->jobs.size();
-  return st;
+  return ReadRowsWithDefaultContract(text, file, spec, parse, options, out, stats);
 }
 
 }  // namespace sim

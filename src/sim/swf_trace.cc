@@ -66,15 +66,11 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
     // clamp to kMaxTimeLimit) a requested time needs.
     job->time_limit = v[8] > 0 ? DeriveTimeLimit(v[8], 1.0)
                                : DeriveTimeLimit(job->duration, options.time_limit_factor);
-    job->min_runtime = options.default_min_runtime;
-    job->resumable = options.default_resumable;
     *account = "group" + std::to_string(v[12]);
     *user = "user" + std::to_string(v[11]);
     return Status::Ok();
   };
-  Status st = ReadRows(text, file, spec, parse, options, out, stats);
-  if (st.ok()) stats->default_contract = out->jobs.size();
-  return st;
+  return ReadRowsWithDefaultContract(text, file, spec, parse, options, out, stats);
 }
 
 }  // namespace sim

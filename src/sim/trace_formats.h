@@ -37,6 +37,11 @@ struct FormatSpec {
 Status ReadRows(std::string_view text, const std::string& file, const FormatSpec& spec,
                 const RowParser& parse, const TraceOptions& options, Workload* out,
                 ReadStats* stats);
+// ReadRows for a format without contracts (Philly, SWF): every job replayed
+// takes the options' default contract, and the stats count them all as such.
+Status ReadRowsWithDefaultContract(std::string_view text, const std::string& file, const FormatSpec& spec,
+                                   const RowParser& parse, const TraceOptions& options, Workload* out,
+                                   ReadStats* stats);
 
 // Field parsers producing Where() messages naming the field.
 Status IntField(const std::string& file, uint64_t line, const Field& f, const char* name,

@@ -149,6 +149,24 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
   return Status::Ok();
 }
 
+Status ReadRowsWithDefaultContract(std::string_view text, const std::string& file, const FormatSpec& spec,
+                                   const RowParser& parse, const TraceOptions& options, Workload* out,
+                                   ReadStats* stats) {
+  RowParser with_contract = [&parse, &options](const std::vector<Field>& fields, uint64_t line, size_t columns,
+                                               TraceJob* job, std::string* account, std::string* user,
+                                               bool* filtered) -> Status {
+    Status st = parse(fields, line, columns, job, account, user, filtered);
+    if (st.ok() && !*filtered) {
+      job->min_runtime = options.default_min_runtime;
+      job->resumable = options.default_resumable;
+    }
+    return st;
+  };
+  Status st = ReadRows(text, file, spec, with_contract, options, out, stats);
+  if (st.ok()) stats->default_contract = out->jobs.size();
+  return st;
+}
+
 Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat format,
                      const TraceOptions& options, Workload* out, ReadStats* stats) {
   // Checked here, not left to DeriveTimeLimit's fallback: a caller's bad

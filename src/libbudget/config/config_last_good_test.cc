@@ -5,41 +5,23 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "libbudget/config/config_last_good.h"
-// Last: CMocka's fail() macro would break <fstream>.
-#include "libbudget/testing/test_support.h"
+// Last: it includes CMocka, whose fail() macro would break <fstream>.
+#include "libbudget/testing/test_files.h"
 
 using budget::BudgetConfig;
 using budget::LoadBudgetConfigWithLastGood;
 using budget::Status;
+using budget::testing::MakeTempDir;
+using budget::testing::ReadWholeFile;
+using budget::testing::WriteWholeFile;
 
 namespace {
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/config_last_good_test.XXXXXX";
-  assert_non_null(mkdtemp(tmpl));
-  return tmpl;
-}
-
-void Write(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  assert_true(static_cast<bool>(out));
-}
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
-
 struct Dirs {
-  std::string etc = TempDir(), state = TempDir();
+  std::string etc = MakeTempDir("config_last_good_test"), state = MakeTempDir("config_last_good_test");
   std::string conf() const { return etc + "/budget.conf"; }
   std::string saved() const { return state + "/" + budget::kLastGoodBudgetConfigFile; }
   ~Dirs() {
@@ -78,25 +60,25 @@ Loaded Load(const Dirs& d, When when, const budget::BudgetConfigCheck& check = n
 
 // d with a good file loaded once at a start, so that its copy is saved.
 void SaveGood(const Dirs& d, const std::string& text = "MaxMinRuntime=2:00:00\n") {
-  Write(d.conf(), text);
+  WriteWholeFile(d.conf(), text);
   assert_true(Load(d, kAtStart).status.ok());
 }
 
 void test_a_good_file_is_used_and_kept(void**) {
   Dirs d;
-  Write(d.conf(), "MaxMinRuntime=2:00:00\n");
+  WriteWholeFile(d.conf(), "MaxMinRuntime=2:00:00\n");
   Loaded l = Load(d, kAtStart);
   assert_true(l.status.ok());
   assert_int_equal(l.config.max_min_runtime, 7200);  // 2 h
   assert_false(l.missing);
   assert_true(l.fallback.empty());
-  assert_string_equal(Read(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
+  assert_string_equal(ReadWholeFile(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
 }
 
 void test_at_a_reconfigure_a_bad_file_falls_back_to_the_last_good(void**) {
   Dirs d;
   SaveGood(d);
-  Write(d.conf(), "MaxMinRuntime=2:00:00\nNoSuchKey=1\n");
+  WriteWholeFile(d.conf(), "MaxMinRuntime=2:00:00\nNoSuchKey=1\n");
   Loaded l = Load(d, kAtReconfigure);
   assert_true(l.status.ok());
   assert_int_equal(l.config.max_min_runtime, 7200);
@@ -105,13 +87,13 @@ void test_at_a_reconfigure_a_bad_file_falls_back_to_the_last_good(void**) {
   assert_non_null(std::strstr(l.fallback.c_str(), "using the last good configuration"));
   assert_non_null(std::strstr(l.fallback.c_str(), d.saved().c_str()));
   // The bad text never replaces the saved one.
-  assert_string_equal(Read(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
+  assert_string_equal(ReadWholeFile(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
 }
 
 void test_at_a_start_a_bad_file_is_an_error(void**) {
   Dirs d;
   SaveGood(d);
-  Write(d.conf(), "NoSuchKey=1\n");
+  WriteWholeFile(d.conf(), "NoSuchKey=1\n");
   BudgetConfig before;
   before.max_min_runtime = 1;
   Loaded l = Load(d, kAtStart, nullptr, before);
@@ -123,7 +105,7 @@ void test_at_a_start_a_bad_file_is_an_error(void**) {
 
 void test_without_a_saved_copy_a_reconfigure_reports_the_error(void**) {
   Dirs d;
-  Write(d.conf(), "NoSuchKey=1\n");
+  WriteWholeFile(d.conf(), "NoSuchKey=1\n");
   Loaded l = Load(d, kAtReconfigure);
   assert_false(l.status.ok());
   assert_true(l.fallback.empty());
@@ -131,7 +113,7 @@ void test_without_a_saved_copy_a_reconfigure_reports_the_error(void**) {
 
 void test_the_callers_check_counts_as_an_error(void**) {
   Dirs d;
-  Write(d.conf(), "BudgetTree=tree.json\n");
+  WriteWholeFile(d.conf(), "BudgetTree=tree.json\n");
   Loaded first = Load(d, kAtStart, NeedsTree);
   assert_true(first.status.ok());
   // A relative tree is beside budget.conf.
@@ -158,7 +140,7 @@ void test_a_missing_file_means_the_defaults_and_keeps_the_copy(void**) {
   assert_true(l.missing);
   assert_int_equal(l.config.max_min_runtime, 28800);  // the default, 8 h
   assert_true(l.fallback.empty());
-  assert_string_equal(Read(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
+  assert_string_equal(ReadWholeFile(d.saved()).c_str(), "MaxMinRuntime=2:00:00\n");
 }
 
 }  // namespace

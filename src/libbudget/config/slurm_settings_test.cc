@@ -2,6 +2,7 @@
 #include "libbudget/testing/test_support.h"
 
 #include <string>
+#include <vector>
 
 #include "libbudget/config/slurm_settings.h"
 
@@ -63,50 +64,75 @@ SlurmSettings EnforcedBySlurmdbd() {
 
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-void test_membership_enforced_by_slurmdbd_warns_of_nothing(void**) {
-  assert_int_equal(AccountMembershipWarnings(EnforcedBySlurmdbd()).size(), 0);
-}
+// A case: the settings, then the membership warnings they give: none, or
+// one that starts with `starts`, holds each of `has` and none of `lacks`.
+struct MembershipCase {
+  const char* name;
+  SlurmSettings settings;
+  const char* starts;  // nullptr: no warning
+  std::vector<std::string> has;
+  std::vector<std::string> lacks;
+};
 
-void test_without_enforcement_one_warning_says_any_user_may_charge_any_account(void**) {
-  // slurmdbd, but AccountingStorageEnforce unset: Slurm prints it "none".
-  SlurmSettings s = EnforcedBySlurmdbd();
-  s.enforces_associations = false;
-  s.accounting_storage_enforce = "none";
-  std::vector<std::string> w = AccountMembershipWarnings(s);
-  assert_int_equal(w.size(), 1);
-  assert_true(StartsWith(w[0], "AccountingStorageEnforce=none: any user may charge any account: "));
-  assert_true(Has(w[0], "AccountingStorageEnforce=associations"));
-  // slurmdbd is there already: the warning does not ask for it.
-  assert_false(Has(w[0], "AccountingStorageType="));
-  assert_true(Has(w[0], "doc/admin-guide.md"));
-}
-
-void test_without_slurmdbd_the_warning_names_the_storage_type_too(void**) {
-  // etc/slurm.conf.example as shipped: no accounting storage.
-  SlurmSettings s = AsShipped();
-  s.accounting_storage_type = "accounting_storage/none";
-  s.accounting_storage_enforce = "none";
-  std::vector<std::string> w = AccountMembershipWarnings(s);
-  assert_int_equal(w.size(), 1);
-  assert_true(StartsWith(w[0], "AccountingStorageEnforce=none: any user may charge any account: "));
-  assert_true(Has(w[0], "AccountingStorageType=accounting_storage/slurmdbd (not accounting_storage/none) and "
-                        "AccountingStorageEnforce=associations"));
-  s.accounting_storage_type = "";
-  s.accounting_storage_enforce = "";
-  w = AccountMembershipWarnings(s);
-  assert_int_equal(w.size(), 1);
-  assert_true(StartsWith(w[0], "AccountingStorageEnforce=none: "));
-  assert_true(Has(w[0], "(not (unset))"));
-}
-
-void test_enforce_values_without_associations_still_warn(void**) {
-  // nojobs,nosteps are the only values that do not imply associations.
-  SlurmSettings s = EnforcedBySlurmdbd();
-  s.enforces_associations = false;
-  s.accounting_storage_enforce = "nojobs,nosteps";
-  std::vector<std::string> w = AccountMembershipWarnings(s);
-  assert_int_equal(w.size(), 1);
-  assert_true(StartsWith(w[0], "AccountingStorageEnforce=nojobs,nosteps: any user may charge any account: "));
+void test_membership_warnings(void**) {
+  const MembershipCase cases[] = {
+      {"enforced by slurmdbd", EnforcedBySlurmdbd(), nullptr, {}, {}},
+      // slurmdbd, but AccountingStorageEnforce unset: Slurm prints it "none".
+      // slurmdbd is there already: the warning does not ask for it.
+      {"without enforcement",
+       [] {
+         SlurmSettings s = EnforcedBySlurmdbd();
+         s.enforces_associations = false;
+         s.accounting_storage_enforce = "none";
+         return s;
+       }(),
+       "AccountingStorageEnforce=none: any user may charge any account: ",
+       {"AccountingStorageEnforce=associations", "doc/admin-guide.md"},
+       {"AccountingStorageType="}},
+      // etc/slurm.conf.example as shipped: no accounting storage. The
+      // warning names the storage type too.
+      {"without slurmdbd",
+       [] {
+         SlurmSettings s = AsShipped();
+         s.accounting_storage_type = "accounting_storage/none";
+         s.accounting_storage_enforce = "none";
+         return s;
+       }(),
+       "AccountingStorageEnforce=none: any user may charge any account: ",
+       {"AccountingStorageType=accounting_storage/slurmdbd (not accounting_storage/none) and "
+        "AccountingStorageEnforce=associations"},
+       {}},
+      {"without any accounting setting",
+       [] {
+         SlurmSettings s = AsShipped();
+         s.accounting_storage_type = "";
+         s.accounting_storage_enforce = "";
+         return s;
+       }(),
+       "AccountingStorageEnforce=none: ", {"(not (unset))"}, {}},
+      // nojobs,nosteps are the only values that do not imply associations:
+      // they still warn.
+      {"enforce values without associations",
+       [] {
+         SlurmSettings s = EnforcedBySlurmdbd();
+         s.enforces_associations = false;
+         s.accounting_storage_enforce = "nojobs,nosteps";
+         return s;
+       }(),
+       "AccountingStorageEnforce=nojobs,nosteps: any user may charge any account: ", {}, {}},
+  };
+  for (const MembershipCase& c : cases) {
+    std::vector<std::string> w = AccountMembershipWarnings(c.settings);
+    if (w.size() != (c.starts ? 1u : 0u)) fail_msg("%s: %zu warnings", c.name, w.size());
+    if (!c.starts) continue;
+    if (!StartsWith(w[0], c.starts)) fail_msg("%s: \"%s\" does not start \"%s\"", c.name, w[0].c_str(), c.starts);
+    for (const std::string& part : c.has) {
+      if (!Has(w[0], part)) fail_msg("%s: \"%s\" lacks \"%s\"", c.name, w[0].c_str(), part.c_str());
+    }
+    for (const std::string& part : c.lacks) {
+      if (Has(w[0], part)) fail_msg("%s: \"%s\" holds \"%s\"", c.name, w[0].c_str(), part.c_str());
+    }
+  }
 }
 
 void test_the_membership_check_is_not_a_timeslice_warning(void**) {
@@ -123,10 +149,7 @@ int main(void) {
       cmocka_unit_test(test_the_shipped_example_warns_of_nothing),
       cmocka_unit_test(test_each_conflict_is_one_warning_naming_its_key),
       cmocka_unit_test(test_one_conflict_alone),
-      cmocka_unit_test(test_membership_enforced_by_slurmdbd_warns_of_nothing),
-      cmocka_unit_test(test_without_enforcement_one_warning_says_any_user_may_charge_any_account),
-      cmocka_unit_test(test_without_slurmdbd_the_warning_names_the_storage_type_too),
-      cmocka_unit_test(test_enforce_values_without_associations_still_warn),
+      cmocka_unit_test(test_membership_warnings),
       cmocka_unit_test(test_the_membership_check_is_not_a_timeslice_warning),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -1,8 +1,10 @@
 // Tests of JsonWriter (json_writer.h): separators, escaping, numbers, and
 // that json-c reads back what it writes.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <json-c/json.h>
 
@@ -14,95 +16,101 @@ namespace {
 
 using budget::JsonWriter;
 
-void test_nested_separators(void**) {
-  std::string text;
-  JsonWriter w(&text);
-  w.BeginObject()
-      .Key("a").Int(1)
-      .Key("b").BeginArray().Int(2).BeginObject().EndObject().BeginArray().EndArray().Null().EndArray()
-      .Key("c").Bool(true)
-      .Key("d").Bool(false)
-      .EndObject();
-  // Commas between items only, none after a key or before a closing bracket.
-  assert_string_equal(text.c_str(), R"({"a":1,"b":[2,{},[],null],"c":true,"d":false})");
+// A case writes with a fresh writer onto a string holding `before`; the
+// string then holds `after`.
+struct WriteCase {
+  const char* name;
+  std::string before;
+  std::function<void(JsonWriter&)> write;
+  std::string after;
+};
+
+void ExpectWrites(const std::vector<WriteCase>& cases) {
+  for (const WriteCase& c : cases) {
+    std::string text = c.before;
+    JsonWriter w(&text);
+    c.write(w);
+    if (text != c.after) fail_msg("%s: wrote %s, expected %s", c.name, text.c_str(), c.after.c_str());
+  }
 }
 
-void test_raw_values_take_their_separators(void**) {
-  std::string text;
-  JsonWriter w(&text);
-  w.BeginObject().Key("a").Raw("[1,2]").Key("b").BeginArray().Raw("{}").Raw("3").EndArray().EndObject();
-  // Raw text is a value like any other: after a key no comma, between
-  // items one.
-  assert_string_equal(text.c_str(), R"({"a":[1,2],"b":[{},3]})");
-}
-
-void test_top_level_array_appends(void**) {
-  std::string text = "x=";
-  JsonWriter w(&text);
-  w.BeginArray().String("p").String("q").EndArray();
-  // Appends to what the string held.
-  assert_string_equal(text.c_str(), R"(x=["p","q"])");
-}
-
-void test_string_escapes(void**) {
-  std::string text;
-  JsonWriter w(&text);
-  w.String("a\"b\\c\nd\te\x01/\xc3\xa9");
-  // '"' and '\\' escaped, \n \t short forms, 0x01 as \u0001, '/' and the
-  // UTF-8 bytes of 'é' copied as they are.
-  assert_string_equal(text.c_str(), "\"a\\\"b\\\\c\\nd\\te\\u0001/\xc3\xa9\"");
-}
-
-void test_plain_and_escaped_strings_of_any_length(void**) {
-  // 96 bytes (the longest written in one piece), 97, and 200 ending in a
-  // quote: the same text whichever way the writer takes.
+void test_separators_and_strings(void**) {
   const std::string a96(96, 'a'), a97(97, 'a'), b199(199, 'b');
-  std::string text;
-  JsonWriter w(&text);
-  w.BeginArray().String(a96).String(a97).String(b199 + "\"").String("").Bool(true).Bool(false)
-      .Null().EndArray();
-  assert_string_equal(text.c_str(), ("[\"" + a96 + "\",\"" + a97 + "\",\"" + b199 +
-                                     "\\\"\",\"\",true,false,null]").c_str());
+  ExpectWrites({
+      // Commas between items only, none after a key or before a closing bracket.
+      {"nested separators", "",
+       [](JsonWriter& w) {
+         w.BeginObject()
+             .Key("a").Int(1)
+             .Key("b").BeginArray().Int(2).BeginObject().EndObject().BeginArray().EndArray().Null().EndArray()
+             .Key("c").Bool(true)
+             .Key("d").Bool(false)
+             .EndObject();
+       },
+       R"({"a":1,"b":[2,{},[],null],"c":true,"d":false})"},
+      // Raw text is a value like any other: after a key no comma, between
+      // items one.
+      {"raw values take their separators", "",
+       [](JsonWriter& w) {
+         w.BeginObject().Key("a").Raw("[1,2]").Key("b").BeginArray().Raw("{}").Raw("3").EndArray().EndObject();
+       },
+       R"({"a":[1,2],"b":[{},3]})"},
+      // Appends to what the string held.
+      {"a top-level array appends", "x=", [](JsonWriter& w) { w.BeginArray().String("p").String("q").EndArray(); },
+       R"(x=["p","q"])"},
+      // '"' and '\\' escaped, \n \t short forms, 0x01 as \u0001, '/' and the
+      // UTF-8 bytes of 'é' copied as they are.
+      {"string escapes", "", [](JsonWriter& w) { w.String("a\"b\\c\nd\te\x01/\xc3\xa9"); },
+       "\"a\\\"b\\\\c\\nd\\te\\u0001/\xc3\xa9\""},
+      // 96 bytes (the longest written in one piece), 97, and 200 ending in a
+      // quote: the same text whichever way the writer takes.
+      {"plain and escaped strings of any length", "",
+       [&](JsonWriter& w) {
+         w.BeginArray().String(a96).String(a97).String(b199 + "\"").String("").Bool(true).Bool(false)
+             .Null().EndArray();
+       },
+       "[\"" + a96 + "\",\"" + a97 + "\",\"" + b199 + "\\\"\",\"\",true,false,null]"},
+  });
 }
 
 void test_numbers(void**) {
-  std::string text;
-  JsonWriter w(&text);
-  w.BeginArray()
-      .Int(-9223372036854775807LL - 1)
-      .Int(4294967295LL)
-      .Double(70)
-      .Double(0.1)
-      .Double(-2.5e-7)
-      .Double(1e300)
-      .Double(std::numeric_limits<double>::infinity())
-      .Double(std::nan(""))
-      .EndArray();
-  // Shortest round-trip forms; non-finite values are null.
-  assert_string_equal(text.c_str(),
-                      "[-9223372036854775808,4294967295,70,0.1,-2.5e-07,1e+300,null,null]");
-}
-
-// Whole numbers below 1e4 take an integer path: the text must stay the
-// shortest round-trip form, as for every other double.
-void test_whole_doubles_print_as_the_shortest_form(void**) {
-  std::string text;
-  JsonWriter w(&text);
-  w.BeginArray()
-      .Double(0)
-      .Double(-0.0)
-      .Double(60)
-      .Double(-5)
-      .Double(9999)
-      .Double(9999.5)
-      .Double(10000)
-      .Double(100000)
-      .Double(1e6)
-      .EndArray();
-  // 0, "-0" (the sign kept), 60, -5, 9999, 9999.5; from 1e4 on the double
-  // path: 10000 (fixed and scientific both 5 chars: fixed), 1e+05 (5 chars
-  // beat 6), 1e+06.
-  assert_string_equal(text.c_str(), "[0,-0,60,-5,9999,9999.5,10000,1e+05,1e+06]");
+  ExpectWrites({
+      // Shortest round-trip forms; non-finite values are null.
+      {"numbers", "",
+       [](JsonWriter& w) {
+         w.BeginArray()
+             .Int(-9223372036854775807LL - 1)
+             .Int(4294967295LL)
+             .Double(70)
+             .Double(0.1)
+             .Double(-2.5e-7)
+             .Double(1e300)
+             .Double(std::numeric_limits<double>::infinity())
+             .Double(std::nan(""))
+             .EndArray();
+       },
+       "[-9223372036854775808,4294967295,70,0.1,-2.5e-07,1e+300,null,null]"},
+      // Whole numbers below 1e4 take an integer path: the text must stay the
+      // shortest round-trip form, as for every other double. 0, "-0" (the
+      // sign kept), 60, -5, 9999, 9999.5; from 1e4 on the double path: 10000
+      // (fixed and scientific both 5 chars: fixed), 1e+05 (5 chars beat 6),
+      // 1e+06.
+      {"whole doubles print as the shortest form", "",
+       [](JsonWriter& w) {
+         w.BeginArray()
+             .Double(0)
+             .Double(-0.0)
+             .Double(60)
+             .Double(-5)
+             .Double(9999)
+             .Double(9999.5)
+             .Double(10000)
+             .Double(100000)
+             .Double(1e6)
+             .EndArray();
+       },
+       "[0,-0,60,-5,9999,9999.5,10000,1e+05,1e+06]"},
+  });
 }
 
 void test_json_c_reads_it_back(void**) {
@@ -127,13 +135,8 @@ void test_json_c_reads_it_back(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_nested_separators),
-      cmocka_unit_test(test_raw_values_take_their_separators),
-      cmocka_unit_test(test_top_level_array_appends),
-      cmocka_unit_test(test_string_escapes),
-      cmocka_unit_test(test_plain_and_escaped_strings_of_any_length),
+      cmocka_unit_test(test_separators_and_strings),
       cmocka_unit_test(test_numbers),
-      cmocka_unit_test(test_whole_doubles_print_as_the_shortest_form),
       cmocka_unit_test(test_json_c_reads_it_back),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -26,10 +26,12 @@ Ledger::Options SmallOptions() {
   return o;
 }
 
+bool Near(double expected, double actual) {
+  return std::fabs(expected - actual) <= 1e-6 * std::max(1.0, std::fabs(expected));
+}
+
 void AssertNear(double expected, double actual) {
-  if (std::fabs(expected - actual) > 1e-6 * std::max(1.0, std::fabs(expected))) {
-    fail_msg("expected %.9g, got %.9g", expected, actual);
-  }
+  if (!Near(expected, actual)) fail_msg("expected %.9g, got %.9g", expected, actual);
 }
 
 // The required edge: usage charged at a bucket-aligned t counts for
@@ -75,25 +77,54 @@ void TestChargeIsSplitAcrossBuckets(void** /*state*/) {
   AssertNear(0, ledger.WindowUsage("a", Series::kAllocated, 3900));
 }
 
-void TestChargeLongerThanWindowKeepsOnlyTheWindow(void** /*state*/) {
-  Ledger ledger(SmallOptions());
-  // 1 GPU over [0, 7200): the head moves to bucket 23, so only buckets
-  // 12..23 are retained: 12 x 300 = 3600.
-  ledger.Charge("a", Series::kAllocated, 0, 7200, 1.0);
-  AssertNear(3600, ledger.WindowUsage("a", Series::kAllocated, 7199));
-  // At 7200 bucket 12 leaves: 3600 - 300 = 3300.
-  AssertNear(3300, ledger.WindowUsage("a", Series::kAllocated, 7200));
-}
+// Charges on path "a", in order, then what its window holds at each `now`,
+// in order (a query moves the head forward only, never back).
+struct WindowCase {
+  const char* name;
+  struct Charge {
+    TimePoint from, to;
+    double gpus;
+  };
+  std::vector<Charge> charges;
+  struct Query {
+    TimePoint now;
+    double expected;
+  };
+  std::vector<Query> queries;
+};
 
-void TestChargeOlderThanWindowIsIgnored(void** /*state*/) {
-  Ledger ledger(SmallOptions());
-  ledger.Charge("a", Series::kAllocated, 7000, 7200, 1.0);  // head = bucket 23
-  // Bucket 0 is older than 23 - 12 + 1 = 12: dropped.
-  ledger.Charge("a", Series::kAllocated, 0, 300, 5.0);
-  // [3300, 3900) straddles: bucket 11 dropped, bucket 12 kept: 300 x 1.
-  ledger.Charge("a", Series::kAllocated, 3300, 3900, 1.0);
-  // 200 (first charge) + 300 = 500
-  AssertNear(500, ledger.WindowUsage("a", Series::kAllocated, 7200 - 1));
+void TestWindowUsageAfterCharges(void** /*state*/) {
+  const WindowCase cases[] = {
+      // 1 GPU over [0, 7200): the head moves to bucket 23, so only buckets
+      // 12..23 are retained: 12 x 300 = 3600. At 7200 bucket 12 leaves:
+      // 3600 - 300 = 3300.
+      {"a charge longer than the window keeps only the window", {{0, 7200, 1.0}}, {{7199, 3600}, {7200, 3300}}},
+      // The first charge moves the head to bucket 23; bucket 0 is older than
+      // 23 - 12 + 1 = 12: dropped. [3300, 3900) straddles: bucket 11
+      // dropped, bucket 12 kept: 300 x 1. 200 (first charge) + 300 = 500.
+      {"a charge older than the window is ignored",
+       {{7000, 7200, 1.0}, {0, 300, 5.0}, {3300, 3900, 1.0}},
+       {{7200 - 1, 500}}},
+      // 1 GPU on every bucket 0..11: 300 each. now = 1799 -> buckets 0..5
+      // (the window reaches back before 0): 6 x 300. The head did not move
+      // back: the full window is still there.
+      {"a query in the past uses the retained buckets", {{0, 3600, 1.0}}, {{1799, 1800}, {3599, 3600}}},
+      // [-300, 0) is bucket -1: 2 x 300 = 600. Bucket -1 starts at -300 and
+      // leaves at -300 + 3600 = 3300.
+      {"negative times", {{-300, 0, 2.0}}, {{-1, 600}, {3299, 600}, {3300, 0}}},
+  };
+  for (const WindowCase& c : cases) {
+    Ledger ledger(SmallOptions());
+    for (const WindowCase::Charge& charge : c.charges) {
+      ledger.Charge("a", Series::kAllocated, charge.from, charge.to, charge.gpus);
+    }
+    for (const WindowCase::Query& q : c.queries) {
+      const double got = ledger.WindowUsage("a", Series::kAllocated, q.now);
+      if (!Near(q.expected, got)) {
+        fail_msg("%s: at %lld expected %.9g, got %.9g", c.name, static_cast<long long>(q.now), q.expected, got);
+      }
+    }
+  }
 }
 
 void TestIgnoredCharges(void** /*state*/) {
@@ -133,26 +164,6 @@ void TestLongIdleGapExpiresEverything(void** /*state*/) {
   ledger.Charge("a", Series::kAllocated, 86400, 86700, 1.0);
   // Fresh start: 1 x 300 = 300
   AssertNear(300, ledger.WindowUsage("a", Series::kAllocated, 86700));
-}
-
-void TestQueryInThePastUsesRetainedBuckets(void** /*state*/) {
-  Ledger ledger(SmallOptions());
-  // 1 GPU on every bucket 0..11: 300 each.
-  ledger.Charge("a", Series::kAllocated, 0, 3600, 1.0);
-  // now = 1799 -> buckets 0..5 (the window reaches back before 0): 6 x 300.
-  AssertNear(1800, ledger.WindowUsage("a", Series::kAllocated, 1799));
-  // The head did not move back: the full window is still there.
-  AssertNear(3600, ledger.WindowUsage("a", Series::kAllocated, 3599));
-}
-
-void TestNegativeTimes(void** /*state*/) {
-  Ledger ledger(SmallOptions());
-  // [-300, 0) is bucket -1: 2 x 300 = 600.
-  ledger.Charge("a", Series::kAllocated, -300, 0, 2.0);
-  AssertNear(600, ledger.WindowUsage("a", Series::kAllocated, -1));
-  // Bucket -1 starts at -300 and leaves at -300 + 3600 = 3300.
-  AssertNear(600, ledger.WindowUsage("a", Series::kAllocated, 3299));
-  AssertNear(0, ledger.WindowUsage("a", Series::kAllocated, 3300));
 }
 
 void TestReportSeriesUseCoarserBuckets(void** /*state*/) {
@@ -457,12 +468,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(TestUsageLeavesWindowExactlyAtTPlusW),
       cmocka_unit_test(TestChargeIsSplitAcrossBuckets),
-      cmocka_unit_test(TestChargeLongerThanWindowKeepsOnlyTheWindow),
-      cmocka_unit_test(TestChargeOlderThanWindowIsIgnored),
+      cmocka_unit_test(TestWindowUsageAfterCharges),
       cmocka_unit_test(TestIgnoredCharges),
       cmocka_unit_test(TestLongIdleGapExpiresEverything),
-      cmocka_unit_test(TestQueryInThePastUsesRetainedBuckets),
-      cmocka_unit_test(TestNegativeTimes),
       cmocka_unit_test(TestReportSeriesUseCoarserBuckets),
       cmocka_unit_test(TestHistoryResolution),
       cmocka_unit_test(TestJobCursors),
