@@ -16,7 +16,7 @@
 #
 # Each run starts a fresh cluster, submits the same jobs (fixed seed: account
 # 1 of 20, 1-16 GPUs, 9-16 on two nodes, sleep 30-600 s, min-runtime
-# 20-60 s) through libslurm (one RPC per job, each timed), waits
+# BENCH_MIN_RUNTIME, default 20-60 s) through libslurm (one RPC per job, each timed), waits
 # BENCH_WARMUP s, then measures one window of BENCH_WINDOW s (default 180)
 # in which the first jobs end, their protections expire and, in the suite,
 # time slicing preempts (the window's preemptions are counted from the
@@ -43,7 +43,11 @@
 #
 # Environment: BUILD_DIR (default: the build tree this runs from),
 # BENCH_NODES (32, at most 64), BENCH_JOBS (5000), BENCH_RUNS (4, even),
-# BENCH_WINDOW (180), BENCH_WARMUP (20), BENCH_SEED (25), CLUSTER_DIR (prefix
+# BENCH_WINDOW (180), BENCH_WARMUP (20), BENCH_SEED (25),
+# BENCH_MIN_RUNTIME (LO-HI seconds, 20-60: protections expire within the
+# window, so time slicing acts at its most; a range above the window,
+# e.g. 1800-3600, measures the suite with contracts as sites set them,
+# where no protection expires while it is measured), CLUSTER_DIR (prefix
 # of each arm's cluster directory, default /tmp/slurm-budget-bench-scale:
 # <prefix>-suite and <prefix>-stock, run one after the other). Needs root and
 # the plugins built with --with-slurm-source; otherwise prints why and skips.
@@ -57,12 +61,15 @@ RUNS=${BENCH_RUNS:-4}
 WINDOW=${BENCH_WINDOW:-180}
 WARMUP=${BENCH_WARMUP:-20}
 SEED=${BENCH_SEED:-25}
+PROTECT=${BENCH_MIN_RUNTIME:-20-60}
 prefix=${CLUSTER_DIR:-/tmp/slurm-budget-bench-scale}
 cluster=$repo/scripts/cluster.sh
 
 say() { printf 'ctld_scale_bench: %s\n' "$*" >&2; }
 skip() { echo "bench ctld_scale_bench: skipped ($*)"; exit 0; }
 case $NODES$JOBS$RUNS$WINDOW$WARMUP$SEED in *[!0-9]*) skip "the BENCH_* values must be numbers" ;; esac
+[[ $PROTECT =~ ^[0-9]+-[0-9]+$ ]] && [ "${PROTECT%-*}" -le "${PROTECT#*-}" ] ||
+  skip "BENCH_MIN_RUNTIME must be LO-HI seconds, LO <= HI (got $PROTECT)"
 [ "$RUNS" -ge 2 ] && [ $((RUNS % 2)) = 0 ] || skip "BENCH_RUNS must be even (got $RUNS)"
 [ "$NODES" -ge 2 ] && [ "$NODES" -le 64 ] || skip "BENCH_NODES must be 2..64 (got $NODES)"
 [ "$JOBS" -ge 2000 ] || skip "BENCH_JOBS must be at least 2000 (the growth compares two 1,000s)"
@@ -88,7 +95,8 @@ sed -e 's|^PriorityType=.*|PriorityType=priority/multifactor|' -e 's|^SelectType
 
 cat > "$work/submit.c" <<'C'
 /* Submits N sleep jobs with a fixed seed; writes each submit RPC's time
- * (ms) to a line of OUT. Usage: submit N SEED OUT */
+ * (ms) to a line of OUT; min-runtimes are drawn from LO..HI seconds.
+ * Usage: submit N SEED OUT LO HI */
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <stdio.h>
@@ -103,21 +111,22 @@ static double now_ms(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) return 2;
-  int jobs = atoi(argv[1]), failed = 0;
+  if (argc != 6) return 2;
+  int jobs = atoi(argv[1]), failed = 0, lo = atoi(argv[4]), hi = atoi(argv[5]);
   srand((unsigned)atoi(argv[2]));
   FILE *out = fopen(argv[3], "w");
   if (!out) return 2;
   char *env[] = {"PATH=/usr/bin:/bin", NULL};
   for (int i = 0; i < jobs; i++) {
-    int account = rand() % 20, gpus = 1 + rand() % 16, sleep_s = 30 + rand() % 571, protect = 20 + rand() % 41;
+    int account = rand() % 20, gpus = 1 + rand() % 16, sleep_s = 30 + rand() % 571, protect = lo + rand() % (hi - lo + 1);
     int nodes = gpus > 8 ? 2 : 1;
     char acct[16], script[64], gres[32], min_runtime[48];
     char *spank_env[] = {min_runtime, NULL};
     snprintf(acct, sizeof acct, "acct%02d", account);
     snprintf(script, sizeof script, "#!/bin/sh\nsleep %d\n", sleep_s);
     snprintf(gres, sizeof gres, "gres:gpu:%d", (gpus + nodes - 1) / nodes);
-    snprintf(min_runtime, sizeof min_runtime, "MIN_RUNTIME_OPTION=0:%02d", protect);
+    snprintf(min_runtime, sizeof min_runtime, "MIN_RUNTIME_OPTION=%d:%02d:%02d", protect / 3600,
+             protect / 60 % 60, protect % 60);
     job_desc_msg_t desc;
     submit_response_msg_t *resp = NULL;
     slurm_init_job_desc_msg(&desc);
@@ -185,7 +194,7 @@ run() {
   say "run $index ($arm): $NODES nodes up after $((SECONDS - t0)) s"
   t0=$SECONDS
   local submitted
-  submitted=$("$work/submit" "$JOBS" "$SEED" "$work/rpc.$index") || say "run $index: some submissions failed"
+  submitted=$("$work/submit" "$JOBS" "$SEED" "$work/rpc.$index" "${PROTECT%-*}" "${PROTECT#*-}") || say "run $index: some submissions failed"
   say "run $index ($arm): ${submitted:-0} of $JOBS jobs submitted in $((SECONDS - t0)) s"
   [ "${submitted:-0}" -ge $((JOBS * 9 / 10)) ] || { echo "bench ctld_scale_bench: $arm accepted ${submitted:-0} of $JOBS jobs" >&2; return 1; }
   sleep "$WARMUP"

@@ -49,9 +49,8 @@ bool SetNodeEmptyBy(int32_t index, budget::TimePoint when);
 // REQUIRES: the job write lock.
 bool GrantTopPriority(uint32_t job_id);
 
-// Asks slurmctld's scheduler to run soon (freed GPUs, a new grant). Each
-// call costs a main-scheduler cycle over the whole queue: the pass calls it
-// only when it changed something, never for grants that stand already.
+// Asks slurmctld's scheduler to run soon (a new grant of a job that fits on
+// free GPUs). Each call costs a main-scheduler cycle over the whole queue.
 void KickScheduler();
 
 // When slurmctld last changed a node's state (its last_node_update, whole
