@@ -48,6 +48,13 @@ fail_now() {
   finish
 }
 
+# ensure_test_user NAME: the unprivileged user a test submits as, created
+# (no home) on a machine that has none; every test that runs `su NAME` calls
+# it, since tests run in any order and alone.
+ensure_test_user() {
+  id -u "$1" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$1" || fail_now "create the test user $1"
+}
+
 # poll SECONDS COMMAND...: retries COMMAND every 0.25 s until it succeeds or
 # the deadline passes (then prints the last output and fails).
 poll() {

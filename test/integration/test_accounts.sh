@@ -21,8 +21,7 @@ WARNING="priority/budget: WARNING: AccountingStorageEnforce=none: any user may c
 
 cluster_start -n 1 -g 2
 
-id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
-  || fail_now "create the test user $USER_NAME"
+ensure_test_user "$USER_NAME"
 # as_user COMMAND [USER]: COMMAND as USER (default: the test user), its
 # stdout and stderr together.
 as_user() { su -s /bin/bash "${2:-$USER_NAME}" -c "cd /tmp && export SLURM_CONF=$SLURM_CONF && $1" 2>&1; }

@@ -130,8 +130,7 @@ check "srun --min-runtime=9:00:00 is refused on the terminal" \
   bash -c 'out=$(srun --min-runtime=9:00:00 true 2>&1); rc=$?; [ $rc -ne 0 ] && grep -q "exceeds MaxMinRuntime=08:00:00" <<<"$out" || { echo "rc=$rc: $out"; exit 1; }'
 
 # --- a user cannot change the contract of a running job; an operator can ----------------
-id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
-  || fail_now "create the test user $USER_NAME"
+ensure_test_user "$USER_NAME"
 # The user must reach munged; the socket's directory holds only the socket and the key (0600).
 chmod 0711 "$CLUSTER_DIR/munge"
 

@@ -21,8 +21,7 @@ cluster_start -n 2 -g 8
 check "preempt/timeslice is loaded" poll 20 log_has "preempt/timeslice: loaded; a pass every 2 s"
 check "priority/budget publishes its standings" poll 20 snapshot_fresh
 
-id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
-  || fail_now "create the test user $USER_NAME"
+ensure_test_user "$USER_NAME"
 # The user must reach munged; the socket's directory holds only the socket and the key (0600).
 chmod 0711 "$CLUSTER_DIR/munge"
 as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM_CONF && $1"; }

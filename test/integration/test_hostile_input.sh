@@ -16,6 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 
 USER_NAME=${CONTRACT_TEST_USER:-budgetuser}
+ensure_test_user "$USER_NAME"
 LOG=$CLUSTER_DIR/log/slurmctld.log
 BURST=${HOSTILE_BURST:-1000}
 BURST_LANES=8

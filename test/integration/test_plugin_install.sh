@@ -37,8 +37,7 @@ same_as_shipped() {
 }
 check "plugstack.conf.d/contract.conf is etc/plugstack.conf.d/contract.conf but for the plugin path" same_as_shipped
 
-id -u "$USER_NAME" >/dev/null 2>&1 || useradd --no-create-home --shell /bin/bash "$USER_NAME" \
-  || fail_now "create the test user $USER_NAME"
+ensure_test_user "$USER_NAME"
 as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM_CONF && $1"; }
 check "the build tree is out of the user's reach (the case under test)" \
   bash -c "! su -s /bin/bash '$USER_NAME' -c 'ls $private' >/dev/null 2>&1"
