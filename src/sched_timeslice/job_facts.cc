@@ -48,19 +48,27 @@ bool WaitsForResources(const job_record_t* job, time_t now) {
 
 }  // namespace
 
-JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime) {
+budget::JobContract ContractOf(const void* job_record, budget::Seconds default_min_runtime) {
+  const job_record_t* job = static_cast<const job_record_t*>(job_record);
+  budget::JobContract contract;
+  if (!job->admin_comment || !budget::ParseContractRecord(job->admin_comment, &contract)) {
+    contract = budget::JobContract{};
+    contract.min_runtime = default_min_runtime;
+    contract.resumable = job->details && job->details->requeue;
+  }
+  return contract;
+}
+
+JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime, time_t now) {
   const job_record_t* job = static_cast<const job_record_t*>(job_record);
   JobFacts facts;
   facts.job_id = job->job_id;
   facts.account = OrEmpty(job->account);
   facts.user = OrEmpty(job->user_name);
-  if (!budget::ParseContractRecord(OrEmpty(job->admin_comment), &facts.contract)) {
-    facts.contract.min_runtime = default_min_runtime;
-    facts.contract.resumable = job->details && job->details->requeue;
-  }
+  facts.contract = ContractOf(job, default_min_runtime);
   facts.pending = IS_JOB_PENDING(job);
   facts.running = IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job);
-  facts.waits_for_resources = WaitsForResources(job, time(nullptr));
+  facts.waits_for_resources = WaitsForResources(job, now);
   facts.start = job->start_time;
   facts.time_limit = TimeLimitOf(job);
   if (job->details) {
@@ -70,7 +78,9 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime)
     facts.user_priority = static_cast<uint32_t>(std::clamp<int64_t>(NICE_OFFSET - nice, 0, 2 * NICE_OFFSET));
   }
   if (facts.running && job->node_bitmap) {
-    for (int i = 0; i < node_record_count; ++i) {
+    // Only the bits between the first and the last set one are read.
+    const int first = bit_ffs(job->node_bitmap), last = std::min<int>(bit_fls(job->node_bitmap), node_record_count - 1);
+    for (int i = std::max(first, 0); first >= 0 && i <= last; ++i) {
       if (bit_test(job->node_bitmap, i)) facts.nodes.push_back(i);
     }
     facts.node_count = std::max<uint32_t>(facts.nodes.size(), 1);
@@ -85,10 +95,12 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime)
 void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
                      std::vector<NodeFacts>* nodes) {
   if (job_list) {
+    const time_t now = time(nullptr);
+    jobs->reserve(jobs->size() + list_count(job_list));
     ListIterator it = list_iterator_create(job_list);
     while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
       if (!IS_JOB_PENDING(job) && !(IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job))) continue;
-      jobs->push_back(FactsOfJob(job, default_min_runtime));
+      jobs->push_back(FactsOfJob(job, default_min_runtime, now));
     }
     list_iterator_destroy(it);
   }

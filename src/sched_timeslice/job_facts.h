@@ -18,6 +18,7 @@
 #define SLURM_BUDGET_SCHED_TIMESLICE_JOB_FACTS_H_
 
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,12 @@ struct NodeFacts {
   std::string reason;
 };
 
-// REQUIRES: the job read lock. `job_record` is a job_record_t*.
-JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime);
+// REQUIRES: the job read lock. `job_record` is a job_record_t*. `now`:
+// for a begin time still to come.
+JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime, time_t now);
+// The job's contract alone (what FactsOfJob puts in .contract), for callers
+// that need nothing else. REQUIRES: the job read lock.
+budget::JobContract ContractOf(const void* job_record, budget::Seconds default_min_runtime);
 
 // Every running and pending job, and every node. REQUIRES: job and node read
 // locks.

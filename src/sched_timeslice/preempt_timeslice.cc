@@ -102,10 +102,8 @@ int GetData(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
       return SLURM_SUCCESS;
     case PREEMPT_DATA_MODE: {
       uint16_t mode = PREEMPT_MODE_REQUEUE;
-      if (job) {
-        timeslice::JobFacts facts = timeslice::FactsOfJob(job, g_default_min_runtime);
-        mode = facts.contract.resumable ? PREEMPT_MODE_REQUEUE : PREEMPT_MODE_CANCEL;
-      }
+      if (job) mode = timeslice::ContractOf(job, g_default_min_runtime).resumable ? PREEMPT_MODE_REQUEUE
+                                                                                  : PREEMPT_MODE_CANCEL;
       *static_cast<uint16_t*>(data) = mode;
       return SLURM_SUCCESS;
     }

@@ -198,13 +198,16 @@ int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, ui
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   time_t now = time(nullptr);
-  NodeView view = BuildNodeView();
-  RefreshHeroPlan(view, now);
-  bitstr_t* allowed = WithoutHeldNodes(job_ptr, bitmap, now);
-
   budget::GpuRequest request;
   bool steerable = base_mode == SELECT_MODE_RUN_NOW && job_ptr->details && !job_ptr->details->req_node_bitmap &&
                    JobGpuRequest(job_ptr, min_nodes, &request);
+  // Backfill's will-run tests (thousands a cycle) need only the held
+  // nodes: the view is built for them only when the hero plan is due.
+  NodeView view;
+  if (steerable || g_state.plan_time != now) view = BuildNodeView();
+  RefreshHeroPlan(view, now);
+  bitstr_t* allowed = WithoutHeldNodes(job_ptr, bitmap, now);
+
   *cons_tres_calls = 0;
   if (steerable && TryPackedChoices(job_test, job_ptr, bitmap, allowed, view, request, min_nodes, max_nodes,
                                     req_nodes, mode, cons_tres_calls, SELECT_EXCLUSIONS_ARGS)) {
