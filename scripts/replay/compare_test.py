@@ -57,6 +57,7 @@ sys.path.insert(0, HERE)
 import collect  # noqa: E402
 import compare  # noqa: E402
 import compress  # noqa: E402
+import differences  # noqa: E402
 import driver  # noqa: E402
 import ledger_check  # noqa: E402
 
@@ -225,6 +226,25 @@ class CompressTest(unittest.TestCase):
         self.assertEqual((b["submit"], b["min_runtime"], b["time_limit_minutes"], b["duration"]), (2, 0, 1, 1))
 
 
+class DifferencesTest(unittest.TestCase):
+    """differences.py on the hand-made pair: (4, 1) in the simulator only at
+    28, (3, drain) on the real side only at 30; (2, drain) on both."""
+
+    def test_the_one_side_pairs_in_time_order_with_their_surroundings(self):
+        _, real = compare.load_side(REAL)
+        _, sim = compare.load_side(SIM)
+        lines = differences.differences(real, sim, first=1, around=2)
+        self.assertEqual(lines[0], "1 preemption pairs on both sides, 1 on the real side only, 1 in the simulator only")
+        self.assertEqual(lines[2], "at 28: job 4 preempted by 1 on the sim side only")
+        real_part = lines[lines.index("  real:") + 1:lines.index("  sim:")]
+        self.assertEqual([line.split()[0] for line in real_part], ["26", "30", "30"])
+        self.assertIn("ended (preempted by 1)", lines[lines.index("  sim:") + 2])
+        self.assertNotIn("at 30:", "\n".join(lines))  # --first 1
+
+        self.assertIn("at 30: job 3 preempted by drain on the real side only",
+                      differences.differences(real, sim, first=2, around=2))
+
+
 class DriverTest(unittest.TestCase):
     """submit() against fake sbatch/squeue on PATH: a lost reply is adopted,
     never submitted twice; a refusal is recorded."""
@@ -252,7 +272,7 @@ case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
             os.environ["FAKE"] = d
             try:
                 job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
-                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5}
+                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5, "submit": 0}
                 plan = {"jobs": [dict(job, id=7), dict(job, id=8), dict(job, id=9)], "node_events": []}
                 drv = driver.Driver(plan, "job.sh", d, d)
                 with contextlib.redirect_stdout(io.StringIO()):
@@ -267,6 +287,58 @@ case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
         self.assertEqual(drv.current, {7: 41, 9: 50})
         self.assertEqual(calls, 3)  # trace-7 was not submitted again
         self.assertIn("longer than the time limit", drv.rejected[8])
+
+
+class DriverBurstTest(unittest.TestCase):
+    """run() against fake clients: the jobs due at one instant are submitted
+    together (their sbatch runs overlap), started in trace order."""
+    FAKE_SBATCH = """#!/bin/sh
+echo "$(date +%s.%N) $*" >> "$FAKE/sbatch.log"
+for a; do case $a in --job-name=trace-*) id=${a#--job-name=trace-} ;; esac; done
+sleep 0.3
+echo "$(date +%s.%N) end $id" >> "$FAKE/sbatch.log"
+echo $id
+"""
+    FAKE_SQUEUE = """#!/bin/sh
+sed -n 's/.*--job-name=trace-\\([0-9]*\\).*/\\1|COMPLETED/p' "$FAKE/sbatch.log"
+"""
+
+    def test_a_burst_is_submitted_at_once_in_trace_order(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("sbatch", "squeue"):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(getattr(self, "FAKE_" + name.upper()))
+                os.chmod(os.path.join(d, name), 0o755)
+            env = dict(os.environ)
+            os.environ["PATH"] = d + os.pathsep + env["PATH"]
+            os.environ["FAKE"] = d
+            try:
+                job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
+                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5}
+                plan = {"jobs": [dict(job, id=4, submit=1), dict(job, id=3, submit=0), dict(job, id=1, submit=0),
+                                 dict(job, id=2, submit=0)], "node_events": []}
+                drv = driver.Driver(plan, "job.sh", d, d)
+                log = io.StringIO()
+                with contextlib.redirect_stdout(log):
+                    self.assertTrue(drv.run(30))
+                with open(os.path.join(d, "sbatch.log")) as f:
+                    lines = [line.split() for line in f.read().splitlines()]
+            finally:
+                os.environ.clear()
+                os.environ.update(env)
+        starts = [(float(w[0]), w[2]) for w in lines if w[1] != "end"]
+        ends = [float(w[0]) for w in lines if w[1] == "end"]
+        self.assertEqual([name for _, name in starts],
+                         ["--job-name=trace-%d" % i for i in (1, 2, 3, 4)])
+        # The burst's three sbatch runs overlap: the third started before
+        # the first one ended.
+        self.assertLess(starts[2][0], min(ends))
+        self.assertEqual(drv.current, {})
+        self.assertEqual(drv.ended, {i: "COMPLETED" for i in (1, 2, 3, 4)})
+        at = {s["trace_id"]: s["at"] for s in drv.submissions}
+        self.assertLess(max(at[1], at[2], at[3]), 0.3)
+        self.assertGreaterEqual(at[4], 1)
+        self.assertNotIn("out of trace order", log.getvalue())
 
 
 class LedgerCheckTest(unittest.TestCase):
