@@ -122,6 +122,24 @@ void ChooseWholeNodes(const std::vector<NodeState>& nodes, const GpuRequest& req
   choice->feasible = true;
 }
 
+Status CheckRequest(const GpuRequest& request) {
+  if (request.node_count == 0 || request.gpus_per_node == 0) {
+    return Status::InvalidArgument("packing request: node_count " +
+                                   std::to_string(request.node_count) + " and gpus_per_node " +
+                                   std::to_string(request.gpus_per_node) + " must both be >= 1");
+  }
+  return Status::Ok();
+}
+
+// The choice itself. REQUIRES: valid nodes and request.
+void ChooseAmong(const std::vector<NodeState>& nodes, const GpuRequest& request, NodeChoice* choice) {
+  if (request.node_count == 1) {
+    ChooseOneNode(nodes, request.gpus_per_node, choice);
+  } else {
+    ChooseWholeNodes(nodes, request, choice);
+  }
+}
+
 }  // namespace
 
 NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
@@ -189,18 +207,20 @@ Status ValidateNodes(const std::vector<NodeState>& nodes) {
 Status ChooseNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
                    NodeChoice* choice) {
   *choice = NodeChoice();
-  if (request.node_count == 0 || request.gpus_per_node == 0) {
-    return Status::InvalidArgument("packing request: node_count " +
-                                   std::to_string(request.node_count) + " and gpus_per_node " +
-                                   std::to_string(request.gpus_per_node) + " must both be >= 1");
-  }
-  Status st = ValidateNodes(nodes);
+  Status st = CheckRequest(request);
   if (!st.ok()) return st;
-  if (request.node_count == 1) {
-    ChooseOneNode(nodes, request.gpus_per_node, choice);
-  } else {
-    ChooseWholeNodes(nodes, request, choice);
-  }
+  st = ValidateNodes(nodes);
+  if (!st.ok()) return st;
+  ChooseAmong(nodes, request, choice);
+  return Status::Ok();
+}
+
+Status ChooseValidatedNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
+                            NodeChoice* choice) {
+  *choice = NodeChoice();
+  Status st = CheckRequest(request);
+  if (!st.ok()) return st;
+  ChooseAmong(nodes, request, choice);
   return Status::Ok();
 }
 

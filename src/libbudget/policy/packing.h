@@ -74,6 +74,13 @@ struct NodeChoice {
 Status ChooseNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
                    NodeChoice* choice);
 
+// ChooseNodes over a node list its caller has validated already: the same
+// choice and the same request errors, without checking the nodes again
+// (a pass chooses many times over one list it checked once).
+// REQUIRES: ValidateNodes(nodes).ok().
+Status ChooseValidatedNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
+                            NodeChoice* choice);
+
 // Free GPUs on partially free usable nodes / all free GPUs on usable nodes,
 // in [0, 1]; 0 when no GPU is free.
 double Fragmentation(const std::vector<NodeState>& nodes);

@@ -7,6 +7,7 @@
 #include "libbudget/policy/packing.h"
 
 using budget::ChooseNodes;
+using budget::ChooseValidatedNodes;
 using budget::Fragmentation;
 using budget::GpuRequest;
 using budget::kNoGroup;
@@ -45,6 +46,12 @@ void ExpectChoice(const std::vector<NodeState>& nodes, GpuRequest request, bool 
     fail_msg("%s: nodes %s, want %s", what, Join(choice.nodes).c_str(), expected.c_str());
   }
   if (!feasible && choice.why_not.empty()) fail_msg("%s: infeasible without a reason", what);
+  // The path for nodes validated already chooses the same.
+  NodeChoice validated;
+  st = ChooseValidatedNodes(nodes, request, &validated);
+  if (!st.ok()) fail_msg("%s: validated path: %s", what, st.message().c_str());
+  if (validated.feasible != choice.feasible || validated.nodes != choice.nodes || validated.why_not != choice.why_not)
+    fail_msg("%s: validated path chose %s, ChooseNodes %s", what, Join(validated.nodes).c_str(), Join(choice.nodes).c_str());
 }
 
 struct OneNodeCase {
@@ -246,6 +253,10 @@ void test_errors(void**) {
       fail_msg("%s: message '%s' lacks '%s'", c.what, st.message().c_str(), c.message_part);
     }
     if (choice.feasible) fail_msg("%s: feasible after an error", c.what);
+  }
+  // The validated path still refuses a bad request.
+  for (GpuRequest bad : {GpuRequest{0, 8}, GpuRequest{1, 0}}) {
+    if (ChooseValidatedNodes(nodes, bad, &choice).ok()) fail_msg("validated path: request %u x %u accepted", bad.node_count, bad.gpus_per_node);
   }
 }
 

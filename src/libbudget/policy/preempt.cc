@@ -313,9 +313,10 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
   if (!st.ok()) return Status::InvalidArgument("preempt: " + st.message());
   const std::vector<RunningJob>& running = running_;
 
-  // It may fit already: then nothing is preempted, and packing says where.
+  // It may fit already: then nothing is preempted, and packing says where
+  // (the nodes are checked above).
   NodeChoice fits;
-  st = ChooseNodes(nodes, GpuRequest{pending.node_count, pending.gpus_per_node}, &fits);
+  st = ChooseValidatedNodes(nodes, GpuRequest{pending.node_count, pending.gpus_per_node}, &fits);
   if (!st.ok()) return st;
   if (fits.feasible) {
     plan->feasible = true;
