@@ -143,6 +143,14 @@ void ChooseAmong(const std::vector<NodeState>& nodes, const GpuRequest& request,
 }  // namespace
 
 NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
+  // Slurm's node list is usually indices 0..n-1 in order: each index is its
+  // own position, and no table is needed.
+  identity_ = true;
+  for (size_t i = 0; i < nodes.size() && identity_; ++i) identity_ = nodes[i].index == int32_t(i);
+  if (identity_) {
+    size_ = int32_t(nodes.size());
+    return;
+  }
   int64_t max_index = -1;
   for (const NodeState& n : nodes) max_index = std::max<int64_t>(max_index, n.index);
   dense_ = max_index < int64_t(4 * nodes.size() + 1024);
@@ -159,6 +167,7 @@ NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
 
 int32_t NodePositions::Find(int32_t index) const {
   if (index < 0) return -1;
+  if (identity_) return index < size_ ? index : -1;
   if (dense_) return size_t(index) < table_.size() ? table_[size_t(index)] : -1;
   auto it = sparse_.find(index);
   return it == sparse_.end() ? -1 : it->second;
@@ -167,10 +176,15 @@ int32_t NodePositions::Find(int32_t index) const {
 Status ValidateNodes(const std::vector<NodeState>& nodes) {
   // Indices are usually Slurm's 0..n-1 in order: increasing indices repeat
   // none, with nothing allocated (passes check many choices a second).
+  // (An index above the previous one, which starts at -1, is >= 0.)
   bool increasing = true;
-  for (size_t i = 0; i < nodes.size() && increasing; ++i) {
-    const NodeState& n = nodes[i];
-    increasing = n.index >= 0 && n.free_gpus <= n.total_gpus && (i == 0 || n.index > nodes[i - 1].index);
+  int32_t previous = -1;
+  for (const NodeState& n : nodes) {
+    if (n.index <= previous || n.free_gpus > n.total_gpus) {
+      increasing = false;
+      break;
+    }
+    previous = n.index;
   }
   if (increasing) return Status::Ok();
   // Otherwise a bitmap finds a repeat in O(n); anything sparser is sorted.

@@ -90,9 +90,10 @@ double Fragmentation(const std::vector<NodeState>& nodes);
 // takes nodes.
 Status ValidateNodes(const std::vector<NodeState>& nodes);
 
-// Maps NodeState::index to the node's position in `nodes`: a dense table
-// when indices are compact (Slurm's node numbers, the usual case), a flat
-// map otherwise. A repeated index maps to its last position.
+// Maps NodeState::index to the node's position in `nodes`: nothing when
+// each index is its position (Slurm's node numbers in order, the usual
+// case), a dense table when indices are compact, a flat map otherwise. A
+// repeated index maps to its last position.
 class NodePositions {
  public:
   explicit NodePositions(const std::vector<NodeState>& nodes);
@@ -100,6 +101,8 @@ class NodePositions {
   int32_t Find(int32_t index) const;
 
  private:
+  bool identity_ = false;
+  int32_t size_ = 0;  // when identity_
   bool dense_ = true;
   std::vector<int32_t> table_;
   boost::container::flat_map<int32_t, int32_t> sparse_;

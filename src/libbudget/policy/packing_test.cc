@@ -12,6 +12,7 @@ using budget::Fragmentation;
 using budget::GpuRequest;
 using budget::kNoGroup;
 using budget::NodeChoice;
+using budget::NodePositions;
 using budget::NodeState;
 using budget::Status;
 
@@ -260,6 +261,40 @@ void test_errors(void**) {
   }
 }
 
+// Each kind of node list maps an index to its position, and an index not
+// in the list to -1.
+void test_node_positions(void**) {
+  struct Case {
+    const char* what;
+    std::vector<int32_t> indices;
+  };
+  const Case cases[] = {
+      {"each index its position", {0, 1, 2, 3}},
+      {"compact, out of order", {3, 0, 2, 1}},
+      {"compact with a gap", {0, 2, 5}},
+      {"sparse", {7, 100000, 3}},
+      {"empty", {}},
+  };
+  for (const Case& c : cases) {
+    std::vector<NodeState> nodes;
+    for (int32_t index : c.indices) {
+      NodeState n;
+      n.index = index;
+      nodes.push_back(n);
+    }
+    NodePositions positions(nodes);
+    for (size_t p = 0; p < nodes.size(); ++p) {
+      if (positions.Find(nodes[p].index) != int32_t(p))
+        fail_msg("%s: index %d at %d, want %zu", c.what, nodes[p].index, positions.Find(nodes[p].index), p);
+    }
+    for (int32_t absent : {-1, 4, 6, 99, 100001}) {
+      bool listed = false;
+      for (int32_t index : c.indices) listed = listed || index == absent;
+      if (!listed && positions.Find(absent) != -1) fail_msg("%s: absent index %d found", c.what, absent);
+    }
+  }
+}
+
 }  // namespace
 
 int main(void) {
@@ -273,6 +308,7 @@ int main(void) {
       cmocka_unit_test(test_multi_node_skips_small_and_unusable_nodes),
       cmocka_unit_test(test_fragmentation),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_node_positions),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
