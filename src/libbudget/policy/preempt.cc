@@ -138,8 +138,9 @@ struct Snapshot {
 };
 
 // Eligible jobs on node position p, in victim order; false if some job on
-// it may not be preempted (only matters when the node must be emptied).
-bool EligibleOnNode(const Snapshot& s, size_t p, std::vector<JobOnNode>* out) {
+// it may not be preempted. A node that must be emptied (all_or_none) is
+// given up at the first such job, unsorted and `out` incomplete.
+bool EligibleOnNode(const Snapshot& s, size_t p, bool all_or_none, std::vector<JobOnNode>* out) {
   out->clear();
   bool all = true;
   for (uint32_t e = s.by_node.begin[p]; e < s.by_node.begin[p + 1]; ++e) {
@@ -148,6 +149,7 @@ bool EligibleOnNode(const Snapshot& s, size_t p, std::vector<JobOnNode>* out) {
       out->push_back(entry);
     } else {
       all = false;
+      if (all_or_none) return false;
     }
   }
   std::sort(out->begin(), out->end(), [&s](const JobOnNode& a, const JobOnNode& b) {
@@ -166,7 +168,7 @@ void Finish(const Snapshot& s, NodeVictims* nv) {
 bool VictimsForShare(const Snapshot& s, size_t p, uint32_t needed, NodeVictims* nv,
                      std::vector<JobOnNode>* scratch) {
   const NodeState& node = s.nodes[p];
-  EligibleOnNode(s, p, scratch);
+  EligibleOnNode(s, p, /*all_or_none=*/false, scratch);
   uint64_t free = node.free_gpus;
   size_t taken = 0;
   while (free < needed && taken < scratch->size()) free += (*scratch)[taken++].gpus;
@@ -174,17 +176,19 @@ bool VictimsForShare(const Snapshot& s, size_t p, uint32_t needed, NodeVictims* 
   // Drop victims that are no longer needed, most valuable first; the last
   // one taken is always needed, so start before it. One pass leaves a
   // minimal set: a victim kept was needed at a total >= the final total.
-  std::vector<bool> keep(taken, true);
+  // (A dropped victim is marked in the scratch list itself, no job position
+  // being kDropped.)
+  constexpr uint32_t kDropped = UINT32_MAX;
   for (size_t i = taken; i-- > 0;) {
     if (free - (*scratch)[i].gpus >= needed) {
       free -= (*scratch)[i].gpus;
-      keep[i] = false;
+      (*scratch)[i].job = kDropped;
     }
   }
   nv->node_index = node.index;
   nv->jobs.clear();
   for (size_t i = 0; i < taken; ++i) {
-    if (keep[i]) nv->jobs.push_back((*scratch)[i].job);
+    if ((*scratch)[i].job != kDropped) nv->jobs.push_back((*scratch)[i].job);
   }
   Finish(s, nv);
   return true;
@@ -194,7 +198,7 @@ bool VictimsForShare(const Snapshot& s, size_t p, uint32_t needed, NodeVictims* 
 bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv,
                          std::vector<JobOnNode>* scratch) {
   const NodeState& node = s.nodes[p];
-  if (!EligibleOnNode(s, p, scratch)) return false;
+  if (!EligibleOnNode(s, p, /*all_or_none=*/true, scratch)) return false;
   uint64_t free = node.free_gpus;
   for (const JobOnNode& e : *scratch) free += e.gpus;
   // GPUs held by work we were not told about cannot be freed.
@@ -290,14 +294,14 @@ const PreemptionChooser::Index& PreemptionChooser::IndexFor(const std::vector<No
   // construction's (REQUIRES): the index is the one the construction
   // would have made.
   auto index = std::make_shared<Index>();
-  NodePositions positions(nodes);
-  index->by_node = IndexJobsByNode(running_, positions, nodes.size());
   index->keys.resize(running_.size());
   index->job_gpus.resize(running_.size());
   for (size_t j = 0; j < running_.size(); ++j) {
     index->keys[j] = KeyOf(running_[j], standings);
     index->job_gpus[j] = running_[j].total_gpus();
   }
+  NodePositions positions(nodes);
+  index->by_node = IndexJobsByNode(running_, positions, nodes.size());
   index_ = std::move(index);
   return *index_;
 }
@@ -344,10 +348,13 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
     bool ok = whole_nodes ? VictimsForWholeNode(s, p, &nv, &scratch)
                           : VictimsForShare(s, p, pending.gpus_per_node, &nv, &scratch);
     if (!ok) continue;
+    // Moved, not copied: `nv` is refilled at the next node.
     if (whole_nodes) {
-      candidates.push_back(nv);
-    } else if (candidates.empty() || Cheaper(nv, candidates[0])) {
-      candidates.assign(1, nv);
+      candidates.push_back(std::move(nv));
+    } else if (candidates.empty()) {
+      candidates.push_back(std::move(nv));
+    } else if (Cheaper(nv, candidates[0])) {
+      std::swap(nv, candidates[0]);
     }
   }
   if (candidates.size() < pending.node_count) {
