@@ -101,7 +101,7 @@ JobsByNode IndexJobsByNode(const std::vector<RunningJob>& running, const NodePos
 // The victims one node would need, and what they cost.
 struct NodeVictims {
   int32_t node_index = 0;
-  std::vector<uint32_t> jobs;  // positions in `running`, in victim order
+  std::vector<uint32_t> jobs;  // positions in `running` (in victim order for a share)
   VictimKey worst{};           // key of the most valuable victim
   uint64_t gpus_preempted = 0;
 };
@@ -139,7 +139,8 @@ struct Snapshot {
 
 // Eligible jobs on node position p, in victim order; false if some job on
 // it may not be preempted. A node that must be emptied (all_or_none) is
-// given up at the first such job, unsorted and `out` incomplete.
+// given up at the first such job, and its jobs are left in index order:
+// all of them go, so their order is not needed.
 bool EligibleOnNode(const Snapshot& s, size_t p, bool all_or_none, std::vector<JobOnNode>* out) {
   out->clear();
   bool all = true;
@@ -152,16 +153,22 @@ bool EligibleOnNode(const Snapshot& s, size_t p, bool all_or_none, std::vector<J
       if (all_or_none) return false;
     }
   }
+  if (all_or_none) return true;
   std::sort(out->begin(), out->end(), [&s](const JobOnNode& a, const JobOnNode& b) {
     return s.keys[a.job] < s.keys[b.job];
   });
   return all;
 }
 
+// The victims' GPUs and the most valuable victim's key (nv->jobs in any
+// order).
 void Finish(const Snapshot& s, NodeVictims* nv) {
   nv->gpus_preempted = 0;
   for (uint32_t j : nv->jobs) nv->gpus_preempted += s.job_gpus[j];
-  if (!nv->jobs.empty()) nv->worst = s.keys[nv->jobs.back()];
+  if (nv->jobs.empty()) return;
+  nv->worst = s.keys[nv->jobs.front()];
+  for (uint32_t j : nv->jobs)
+    if (nv->worst < s.keys[j]) nv->worst = s.keys[j];
 }
 
 // One-node job on node position p: the minimal victim set, or false.
@@ -208,6 +215,13 @@ bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv,
   for (const JobOnNode& e : *scratch) nv->jobs.push_back(e.job);
   Finish(s, nv);
   return true;
+}
+
+// free_gpus <= total_gpus on every node; ValidateNodes' message if not.
+Status CheckFreeGpus(const std::vector<NodeState>& nodes) {
+  for (const NodeState& n : nodes)
+    if (n.free_gpus > n.total_gpus) return ValidateNodes(nodes);
+  return Status::Ok();
 }
 
 Status CheckPending(const JobShape& pending, const std::vector<Standing>& standings) {
@@ -285,7 +299,7 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
 
 PreemptionChooser::PreemptionChooser(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
                                      const std::vector<Standing>& standings)
-    : running_(running), valid_(CheckRunning(running, nodes, standings)) {}
+    : running_(running), valid_(CheckRunning(running, nodes, standings)), node_count_(nodes.size()) {}
 
 const PreemptionChooser::Index& PreemptionChooser::IndexFor(const std::vector<NodeState>& nodes,
                                                             const std::vector<Standing>& standings) const {
@@ -313,7 +327,10 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
   Status st = CheckPending(pending, standings);
   if (!st.ok()) return st;
   if (!valid_.ok()) return valid_;
-  st = ValidateNodes(nodes);
+  // The node list is the construction's but for free GPUs and usability
+  // (REQUIRES): its indices were checked there, its free GPUs are here. A
+  // list of another length is checked whole.
+  st = nodes.size() == node_count_ ? CheckFreeGpus(nodes) : ValidateNodes(nodes);
   if (!st.ok()) return Status::InvalidArgument("preempt: " + st.message());
   const std::vector<RunningJob>& running = running_;
 
