@@ -145,8 +145,9 @@ void ChooseAmong(const std::vector<NodeState>& nodes, const GpuRequest& request,
 NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
   // Slurm's node list is usually indices 0..n-1 in order: each index is its
   // own position, and no table is needed.
-  identity_ = true;
-  for (size_t i = 0; i < nodes.size() && identity_; ++i) identity_ = nodes[i].index == int32_t(i);
+  bool identity = true;
+  for (size_t i = 0; i < nodes.size() && identity; ++i) identity = nodes[i].index == int32_t(i);
+  identity_ = identity;
   if (identity_) {
     size_ = int32_t(nodes.size());
     return;
