@@ -137,27 +137,16 @@ struct Snapshot {
   std::vector<PreemptVerdict> verdicts;  // per running job
 };
 
-// Eligible jobs on node position p, in victim order; false if some job on
-// it may not be preempted. A node that must be emptied (all_or_none) is
-// given up at the first such job, and its jobs are left in index order:
-// all of them go, so their order is not needed.
-bool EligibleOnNode(const Snapshot& s, size_t p, bool all_or_none, std::vector<JobOnNode>* out) {
+// Eligible jobs on node position p, in victim order.
+void EligibleOnNode(const Snapshot& s, size_t p, std::vector<JobOnNode>* out) {
   out->clear();
-  bool all = true;
   for (uint32_t e = s.by_node.begin[p]; e < s.by_node.begin[p + 1]; ++e) {
     const JobOnNode& entry = s.by_node.entries[e];
-    if (IsAllowed(s.verdicts[entry.job])) {
-      out->push_back(entry);
-    } else {
-      all = false;
-      if (all_or_none) return false;
-    }
+    if (IsAllowed(s.verdicts[entry.job])) out->push_back(entry);
   }
-  if (all_or_none) return true;
   std::sort(out->begin(), out->end(), [&s](const JobOnNode& a, const JobOnNode& b) {
     return s.keys[a.job] < s.keys[b.job];
   });
-  return all;
 }
 
 // The victims' GPUs and the most valuable victim's key (nv->jobs in any
@@ -175,7 +164,7 @@ void Finish(const Snapshot& s, NodeVictims* nv) {
 bool VictimsForShare(const Snapshot& s, size_t p, uint32_t needed, NodeVictims* nv,
                      std::vector<JobOnNode>* scratch) {
   const NodeState& node = s.nodes[p];
-  EligibleOnNode(s, p, /*all_or_none=*/false, scratch);
+  EligibleOnNode(s, p, scratch);
   uint64_t free = node.free_gpus;
   size_t taken = 0;
   while (free < needed && taken < scratch->size()) free += (*scratch)[taken++].gpus;
@@ -201,18 +190,24 @@ bool VictimsForShare(const Snapshot& s, size_t p, uint32_t needed, NodeVictims* 
   return true;
 }
 
-// Multi-node job on node position p: every job on it, or false.
-bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv,
-                         std::vector<JobOnNode>* scratch) {
+// Multi-node job on node position p: every job on it, or false. (All its
+// jobs go, so they are taken in index order, unsorted, and the node is
+// given up at the first that may not be preempted.)
+bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv) {
   const NodeState& node = s.nodes[p];
-  if (!EligibleOnNode(s, p, /*all_or_none=*/true, scratch)) return false;
+  const uint32_t begin = s.by_node.begin[p];
+  const uint32_t end = s.by_node.begin[p + 1];
   uint64_t free = node.free_gpus;
-  for (const JobOnNode& e : *scratch) free += e.gpus;
+  for (uint32_t e = begin; e < end; ++e) {
+    const JobOnNode& entry = s.by_node.entries[e];
+    if (!IsAllowed(s.verdicts[entry.job])) return false;
+    free += entry.gpus;
+  }
   // GPUs held by work we were not told about cannot be freed.
   if (free < node.total_gpus) return false;
   nv->node_index = node.index;
   nv->jobs.clear();
-  for (const JobOnNode& e : *scratch) nv->jobs.push_back(e.job);
+  for (uint32_t e = begin; e < end; ++e) nv->jobs.push_back(s.by_node.entries[e].job);
   Finish(s, nv);
   return true;
 }
@@ -362,7 +357,7 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
   for (size_t p = 0; p < nodes.size(); ++p) {
     const NodeState& node = nodes[p];
     if (!node.usable || node.total_gpus < pending.gpus_per_node) continue;
-    bool ok = whole_nodes ? VictimsForWholeNode(s, p, &nv, &scratch)
+    bool ok = whole_nodes ? VictimsForWholeNode(s, p, &nv)
                           : VictimsForShare(s, p, pending.gpus_per_node, &nv, &scratch);
     if (!ok) continue;
     // Moved, not copied: `nv` is refilled at the next node.
