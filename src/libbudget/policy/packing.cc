@@ -166,9 +166,7 @@ NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
   }
 }
 
-int32_t NodePositions::Find(int32_t index) const {
-  if (index < 0) return -1;
-  if (identity_) return index < size_ ? index : -1;
+int32_t NodePositions::FindInTable(int32_t index) const {
   if (dense_) return size_t(index) < table_.size() ? table_[size_t(index)] : -1;
   auto it = sparse_.find(index);
   return it == sparse_.end() ? -1 : it->second;

@@ -97,10 +97,17 @@ Status ValidateNodes(const std::vector<NodeState>& nodes);
 class NodePositions {
  public:
   explicit NodePositions(const std::vector<NodeState>& nodes);
-  // -1 if the index is not in the list.
-  int32_t Find(int32_t index) const;
+  // -1 if the index is not in the list. Inline: passes look up every
+  // running job's nodes.
+  int32_t Find(int32_t index) const {
+    if (index < 0) return -1;
+    if (identity_) return index < size_ ? index : -1;
+    return FindInTable(index);
+  }
 
  private:
+  int32_t FindInTable(int32_t index) const;
+
   bool identity_ = false;
   int32_t size_ = 0;  // when identity_
   bool dense_ = true;
