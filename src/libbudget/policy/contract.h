@@ -97,7 +97,12 @@ struct RunningJob {
   TimePoint protection_end() const { return ProtectionEnd(start, min_runtime); }
   bool IsProtectedAt(TimePoint now) const { return IsProtected(start, min_runtime, now); }
   PreemptAction action() const { return ActionWhenPreempted(resumable); }
-  uint64_t total_gpus() const;
+  // Inline: every pass sums it for each running job, several times.
+  uint64_t total_gpus() const {
+    uint64_t sum = 0;
+    for (const NodeGpus& n : nodes) sum += n.gpus;
+    return sum;
+  }
 };
 
 // A job that waits: what it needs. A job of more than one node takes whole

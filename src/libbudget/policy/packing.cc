@@ -122,9 +122,36 @@ void ChooseWholeNodes(const std::vector<NodeState>& nodes, const GpuRequest& req
   choice->feasible = true;
 }
 
+Status CheckRequest(const GpuRequest& request) {
+  if (request.node_count == 0 || request.gpus_per_node == 0) {
+    return Status::InvalidArgument("packing request: node_count " +
+                                   std::to_string(request.node_count) + " and gpus_per_node " +
+                                   std::to_string(request.gpus_per_node) + " must both be >= 1");
+  }
+  return Status::Ok();
+}
+
+// The choice itself. REQUIRES: valid nodes and request.
+void ChooseAmong(const std::vector<NodeState>& nodes, const GpuRequest& request, NodeChoice* choice) {
+  if (request.node_count == 1) {
+    ChooseOneNode(nodes, request.gpus_per_node, choice);
+  } else {
+    ChooseWholeNodes(nodes, request, choice);
+  }
+}
+
 }  // namespace
 
 NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
+  // Slurm's node list is usually indices 0..n-1 in order: each index is its
+  // own position, and no table is needed.
+  bool identity = true;
+  for (size_t i = 0; i < nodes.size() && identity; ++i) identity = nodes[i].index == int32_t(i);
+  identity_ = identity;
+  if (identity_) {
+    size_ = int32_t(nodes.size());
+    return;
+  }
   int64_t max_index = -1;
   for (const NodeState& n : nodes) max_index = std::max<int64_t>(max_index, n.index);
   dense_ = max_index < int64_t(4 * nodes.size() + 1024);
@@ -139,8 +166,7 @@ NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
   }
 }
 
-int32_t NodePositions::Find(int32_t index) const {
-  if (index < 0) return -1;
+int32_t NodePositions::FindInTable(int32_t index) const {
   if (dense_) return size_t(index) < table_.size() ? table_[size_t(index)] : -1;
   auto it = sparse_.find(index);
   return it == sparse_.end() ? -1 : it->second;
@@ -149,10 +175,15 @@ int32_t NodePositions::Find(int32_t index) const {
 Status ValidateNodes(const std::vector<NodeState>& nodes) {
   // Indices are usually Slurm's 0..n-1 in order: increasing indices repeat
   // none, with nothing allocated (passes check many choices a second).
+  // (An index above the previous one, which starts at -1, is >= 0.)
   bool increasing = true;
-  for (size_t i = 0; i < nodes.size() && increasing; ++i) {
-    const NodeState& n = nodes[i];
-    increasing = n.index >= 0 && n.free_gpus <= n.total_gpus && (i == 0 || n.index > nodes[i - 1].index);
+  int32_t previous = -1;
+  for (const NodeState& n : nodes) {
+    if (n.index <= previous || n.free_gpus > n.total_gpus) {
+      increasing = false;
+      break;
+    }
+    previous = n.index;
   }
   if (increasing) return Status::Ok();
   // Otherwise a bitmap finds a repeat in O(n); anything sparser is sorted.
@@ -189,18 +220,20 @@ Status ValidateNodes(const std::vector<NodeState>& nodes) {
 Status ChooseNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
                    NodeChoice* choice) {
   *choice = NodeChoice();
-  if (request.node_count == 0 || request.gpus_per_node == 0) {
-    return Status::InvalidArgument("packing request: node_count " +
-                                   std::to_string(request.node_count) + " and gpus_per_node " +
-                                   std::to_string(request.gpus_per_node) + " must both be >= 1");
-  }
-  Status st = ValidateNodes(nodes);
+  Status st = CheckRequest(request);
   if (!st.ok()) return st;
-  if (request.node_count == 1) {
-    ChooseOneNode(nodes, request.gpus_per_node, choice);
-  } else {
-    ChooseWholeNodes(nodes, request, choice);
-  }
+  st = ValidateNodes(nodes);
+  if (!st.ok()) return st;
+  ChooseAmong(nodes, request, choice);
+  return Status::Ok();
+}
+
+Status ChooseValidatedNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
+                            NodeChoice* choice) {
+  *choice = NodeChoice();
+  Status st = CheckRequest(request);
+  if (!st.ok()) return st;
+  ChooseAmong(nodes, request, choice);
   return Status::Ok();
 }
 

@@ -74,6 +74,13 @@ struct NodeChoice {
 Status ChooseNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
                    NodeChoice* choice);
 
+// ChooseNodes over a node list its caller has validated already: the same
+// choice and the same request errors, without checking the nodes again
+// (a pass chooses many times over one list it checked once).
+// REQUIRES: ValidateNodes(nodes).ok().
+Status ChooseValidatedNodes(const std::vector<NodeState>& nodes, const GpuRequest& request,
+                            NodeChoice* choice);
+
 // Free GPUs on partially free usable nodes / all free GPUs on usable nodes,
 // in [0, 1]; 0 when no GPU is free.
 double Fragmentation(const std::vector<NodeState>& nodes);
@@ -83,16 +90,26 @@ double Fragmentation(const std::vector<NodeState>& nodes);
 // takes nodes.
 Status ValidateNodes(const std::vector<NodeState>& nodes);
 
-// Maps NodeState::index to the node's position in `nodes`: a dense table
-// when indices are compact (Slurm's node numbers, the usual case), a flat
-// map otherwise. A repeated index maps to its last position.
+// Maps NodeState::index to the node's position in `nodes`: nothing when
+// each index is its position (Slurm's node numbers in order, the usual
+// case), a dense table when indices are compact, a flat map otherwise. A
+// repeated index maps to its last position.
 class NodePositions {
  public:
   explicit NodePositions(const std::vector<NodeState>& nodes);
-  // -1 if the index is not in the list.
-  int32_t Find(int32_t index) const;
+  // -1 if the index is not in the list. Inline: passes look up every
+  // running job's nodes.
+  int32_t Find(int32_t index) const {
+    if (index < 0) return -1;
+    if (identity_) return index < size_ ? index : -1;
+    return FindInTable(index);
+  }
 
  private:
+  int32_t FindInTable(int32_t index) const;
+
+  bool identity_ = false;
+  int32_t size_ = 0;  // when identity_
   bool dense_ = true;
   std::vector<int32_t> table_;
   boost::container::flat_map<int32_t, int32_t> sparse_;

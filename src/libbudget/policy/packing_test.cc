@@ -7,10 +7,12 @@
 #include "libbudget/policy/packing.h"
 
 using budget::ChooseNodes;
+using budget::ChooseValidatedNodes;
 using budget::Fragmentation;
 using budget::GpuRequest;
 using budget::kNoGroup;
 using budget::NodeChoice;
+using budget::NodePositions;
 using budget::NodeState;
 using budget::Status;
 
@@ -45,6 +47,12 @@ void ExpectChoice(const std::vector<NodeState>& nodes, GpuRequest request, bool 
     fail_msg("%s: nodes %s, want %s", what, Join(choice.nodes).c_str(), expected.c_str());
   }
   if (!feasible && choice.why_not.empty()) fail_msg("%s: infeasible without a reason", what);
+  // The path for nodes validated already chooses the same.
+  NodeChoice validated;
+  st = ChooseValidatedNodes(nodes, request, &validated);
+  if (!st.ok()) fail_msg("%s: validated path: %s", what, st.message().c_str());
+  if (validated.feasible != choice.feasible || validated.nodes != choice.nodes || validated.why_not != choice.why_not)
+    fail_msg("%s: validated path chose %s, ChooseNodes %s", what, Join(validated.nodes).c_str(), Join(choice.nodes).c_str());
 }
 
 struct OneNodeCase {
@@ -247,6 +255,44 @@ void test_errors(void**) {
     }
     if (choice.feasible) fail_msg("%s: feasible after an error", c.what);
   }
+  // The validated path still refuses a bad request.
+  for (GpuRequest bad : {GpuRequest{0, 8}, GpuRequest{1, 0}}) {
+    if (ChooseValidatedNodes(nodes, bad, &choice).ok()) fail_msg("validated path: request %u x %u accepted", bad.node_count, bad.gpus_per_node);
+  }
+}
+
+// Each kind of node list maps an index to its position, and an index not
+// in the list to -1.
+void test_node_positions(void**) {
+  struct Case {
+    const char* what;
+    std::vector<int32_t> indices;
+  };
+  const Case cases[] = {
+      {"each index its position", {0, 1, 2, 3}},
+      {"compact, out of order", {3, 0, 2, 1}},
+      {"compact with a gap", {0, 2, 5}},
+      {"sparse", {7, 100000, 3}},
+      {"empty", {}},
+  };
+  for (const Case& c : cases) {
+    std::vector<NodeState> nodes;
+    for (int32_t index : c.indices) {
+      NodeState n;
+      n.index = index;
+      nodes.push_back(n);
+    }
+    NodePositions positions(nodes);
+    for (size_t p = 0; p < nodes.size(); ++p) {
+      if (positions.Find(nodes[p].index) != int32_t(p))
+        fail_msg("%s: index %d at %d, want %zu", c.what, nodes[p].index, positions.Find(nodes[p].index), p);
+    }
+    for (int32_t absent : {-1, 4, 6, 99, 100001}) {
+      bool listed = false;
+      for (int32_t index : c.indices) listed = listed || index == absent;
+      if (!listed && positions.Find(absent) != -1) fail_msg("%s: absent index %d found", c.what, absent);
+    }
+  }
 }
 
 }  // namespace
@@ -262,6 +308,7 @@ int main(void) {
       cmocka_unit_test(test_multi_node_skips_small_and_unusable_nodes),
       cmocka_unit_test(test_fragmentation),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_node_positions),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -101,7 +101,7 @@ JobsByNode IndexJobsByNode(const std::vector<RunningJob>& running, const NodePos
 // The victims one node would need, and what they cost.
 struct NodeVictims {
   int32_t node_index = 0;
-  std::vector<uint32_t> jobs;  // positions in `running`, in victim order
+  std::vector<uint32_t> jobs;  // positions in `running` (in victim order for a share)
   VictimKey worst{};           // key of the most valuable victim
   uint64_t gpus_preempted = 0;
 };
@@ -137,29 +137,27 @@ struct Snapshot {
   std::vector<PreemptVerdict> verdicts;  // per running job
 };
 
-// Eligible jobs on node position p, in victim order; false if some job on
-// it may not be preempted (only matters when the node must be emptied).
-bool EligibleOnNode(const Snapshot& s, size_t p, std::vector<JobOnNode>* out) {
+// Eligible jobs on node position p, in victim order.
+void EligibleOnNode(const Snapshot& s, size_t p, std::vector<JobOnNode>* out) {
   out->clear();
-  bool all = true;
   for (uint32_t e = s.by_node.begin[p]; e < s.by_node.begin[p + 1]; ++e) {
     const JobOnNode& entry = s.by_node.entries[e];
-    if (IsAllowed(s.verdicts[entry.job])) {
-      out->push_back(entry);
-    } else {
-      all = false;
-    }
+    if (IsAllowed(s.verdicts[entry.job])) out->push_back(entry);
   }
   std::sort(out->begin(), out->end(), [&s](const JobOnNode& a, const JobOnNode& b) {
     return s.keys[a.job] < s.keys[b.job];
   });
-  return all;
 }
 
+// The victims' GPUs and the most valuable victim's key (nv->jobs in any
+// order).
 void Finish(const Snapshot& s, NodeVictims* nv) {
   nv->gpus_preempted = 0;
   for (uint32_t j : nv->jobs) nv->gpus_preempted += s.job_gpus[j];
-  if (!nv->jobs.empty()) nv->worst = s.keys[nv->jobs.back()];
+  if (nv->jobs.empty()) return;
+  nv->worst = s.keys[nv->jobs.front()];
+  for (uint32_t j : nv->jobs)
+    if (nv->worst < s.keys[j]) nv->worst = s.keys[j];
 }
 
 // One-node job on node position p: the minimal victim set, or false.
@@ -174,36 +172,51 @@ bool VictimsForShare(const Snapshot& s, size_t p, uint32_t needed, NodeVictims* 
   // Drop victims that are no longer needed, most valuable first; the last
   // one taken is always needed, so start before it. One pass leaves a
   // minimal set: a victim kept was needed at a total >= the final total.
-  std::vector<bool> keep(taken, true);
+  // (A dropped victim is marked in the scratch list itself, no job position
+  // being kDropped.)
+  constexpr uint32_t kDropped = UINT32_MAX;
   for (size_t i = taken; i-- > 0;) {
     if (free - (*scratch)[i].gpus >= needed) {
       free -= (*scratch)[i].gpus;
-      keep[i] = false;
+      (*scratch)[i].job = kDropped;
     }
   }
   nv->node_index = node.index;
   nv->jobs.clear();
   for (size_t i = 0; i < taken; ++i) {
-    if (keep[i]) nv->jobs.push_back((*scratch)[i].job);
+    if ((*scratch)[i].job != kDropped) nv->jobs.push_back((*scratch)[i].job);
   }
   Finish(s, nv);
   return true;
 }
 
-// Multi-node job on node position p: every job on it, or false.
-bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv,
-                         std::vector<JobOnNode>* scratch) {
+// Multi-node job on node position p: every job on it, or false. (All its
+// jobs go, so they are taken in index order, unsorted, and the node is
+// given up at the first that may not be preempted.)
+bool VictimsForWholeNode(const Snapshot& s, size_t p, NodeVictims* nv) {
   const NodeState& node = s.nodes[p];
-  if (!EligibleOnNode(s, p, scratch)) return false;
+  const uint32_t begin = s.by_node.begin[p];
+  const uint32_t end = s.by_node.begin[p + 1];
   uint64_t free = node.free_gpus;
-  for (const JobOnNode& e : *scratch) free += e.gpus;
+  for (uint32_t e = begin; e < end; ++e) {
+    const JobOnNode& entry = s.by_node.entries[e];
+    if (!IsAllowed(s.verdicts[entry.job])) return false;
+    free += entry.gpus;
+  }
   // GPUs held by work we were not told about cannot be freed.
   if (free < node.total_gpus) return false;
   nv->node_index = node.index;
   nv->jobs.clear();
-  for (const JobOnNode& e : *scratch) nv->jobs.push_back(e.job);
+  for (uint32_t e = begin; e < end; ++e) nv->jobs.push_back(s.by_node.entries[e].job);
   Finish(s, nv);
   return true;
+}
+
+// free_gpus <= total_gpus on every node; ValidateNodes' message if not.
+Status CheckFreeGpus(const std::vector<NodeState>& nodes) {
+  for (const NodeState& n : nodes)
+    if (n.free_gpus > n.total_gpus) return ValidateNodes(nodes);
+  return Status::Ok();
 }
 
 Status CheckPending(const JobShape& pending, const std::vector<Standing>& standings) {
@@ -281,7 +294,7 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
 
 PreemptionChooser::PreemptionChooser(const std::vector<RunningJob>& running, const std::vector<NodeState>& nodes,
                                      const std::vector<Standing>& standings)
-    : running_(running), valid_(CheckRunning(running, nodes, standings)) {}
+    : running_(running), valid_(CheckRunning(running, nodes, standings)), node_count_(nodes.size()) {}
 
 const PreemptionChooser::Index& PreemptionChooser::IndexFor(const std::vector<NodeState>& nodes,
                                                             const std::vector<Standing>& standings) const {
@@ -290,14 +303,14 @@ const PreemptionChooser::Index& PreemptionChooser::IndexFor(const std::vector<No
   // construction's (REQUIRES): the index is the one the construction
   // would have made.
   auto index = std::make_shared<Index>();
-  NodePositions positions(nodes);
-  index->by_node = IndexJobsByNode(running_, positions, nodes.size());
   index->keys.resize(running_.size());
   index->job_gpus.resize(running_.size());
   for (size_t j = 0; j < running_.size(); ++j) {
     index->keys[j] = KeyOf(running_[j], standings);
     index->job_gpus[j] = running_[j].total_gpus();
   }
+  NodePositions positions(nodes);
+  index->by_node = IndexJobsByNode(running_, positions, nodes.size());
   index_ = std::move(index);
   return *index_;
 }
@@ -309,13 +322,17 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
   Status st = CheckPending(pending, standings);
   if (!st.ok()) return st;
   if (!valid_.ok()) return valid_;
-  st = ValidateNodes(nodes);
+  // The node list is the construction's but for free GPUs and usability
+  // (REQUIRES): its indices were checked there, its free GPUs are here. A
+  // list of another length is checked whole.
+  st = nodes.size() == node_count_ ? CheckFreeGpus(nodes) : ValidateNodes(nodes);
   if (!st.ok()) return Status::InvalidArgument("preempt: " + st.message());
   const std::vector<RunningJob>& running = running_;
 
-  // It may fit already: then nothing is preempted, and packing says where.
+  // It may fit already: then nothing is preempted, and packing says where
+  // (the nodes are checked above).
   NodeChoice fits;
-  st = ChooseNodes(nodes, GpuRequest{pending.node_count, pending.gpus_per_node}, &fits);
+  st = ChooseValidatedNodes(nodes, GpuRequest{pending.node_count, pending.gpus_per_node}, &fits);
   if (!st.ok()) return st;
   if (fits.feasible) {
     plan->feasible = true;
@@ -340,13 +357,16 @@ Status PreemptionChooser::Choose(const JobShape& pending, const std::vector<Node
   for (size_t p = 0; p < nodes.size(); ++p) {
     const NodeState& node = nodes[p];
     if (!node.usable || node.total_gpus < pending.gpus_per_node) continue;
-    bool ok = whole_nodes ? VictimsForWholeNode(s, p, &nv, &scratch)
+    bool ok = whole_nodes ? VictimsForWholeNode(s, p, &nv)
                           : VictimsForShare(s, p, pending.gpus_per_node, &nv, &scratch);
     if (!ok) continue;
+    // Moved, not copied: `nv` is refilled at the next node.
     if (whole_nodes) {
-      candidates.push_back(nv);
-    } else if (candidates.empty() || Cheaper(nv, candidates[0])) {
-      candidates.assign(1, nv);
+      candidates.push_back(std::move(nv));
+    } else if (candidates.empty()) {
+      candidates.push_back(std::move(nv));
+    } else if (Cheaper(nv, candidates[0])) {
+      std::swap(nv, candidates[0]);
     }
   }
   if (candidates.size() < pending.node_count) {

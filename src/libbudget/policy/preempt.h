@@ -164,7 +164,9 @@ Status ChoosePreemption(const JobShape& pending, const std::vector<RunningJob>& 
 // GPUs and usability may differ); the standings given to Choose rank as the
 // construction's (window usage may differ: only the pending job's
 // projection reads it). The index of the running jobs is made at the
-// first choice that needs one (a job that fits already needs none).
+// first choice that needs one (a job that fits already needs none). The
+// construction checks the nodes; Choose checks only their free GPUs (the
+// whole list if its length differs).
 // Thread safety: one thread per chooser (Choose fills the index).
 class PreemptionChooser {
  public:
@@ -180,6 +182,7 @@ class PreemptionChooser {
 
   const std::vector<RunningJob>& running_;
   Status valid_;
+  size_t node_count_;  // of the construction's nodes
   mutable std::shared_ptr<const Index> index_;  // null until a choice needs it
 };
 

@@ -13,6 +13,7 @@ using budget::ClusterScale;
 using budget::JobShape;
 using budget::NodeState;
 using budget::PreemptAction;
+using budget::PreemptionChooser;
 using budget::PreemptionPlan;
 using budget::PreemptVerdict;
 using budget::RunningJob;
@@ -386,6 +387,24 @@ void test_errors(void**) {
       fail_msg("%s: '%s' lacks '%s'", c.what, st.message().c_str(), c.message_part);
     }
     if (plan.feasible || !plan.victims.empty()) fail_msg("%s: a plan after an error", c.what);
+  }
+  // A chooser made on valid nodes still refuses a later list that is not:
+  // more free GPUs than a node has, or (another length) an index twice.
+  std::vector<NodeState> nodes = Nodes({0, 0});
+  PreemptionChooser chooser(ok_running, nodes, kStandings);
+  std::vector<NodeState> too_free = nodes;
+  too_free[1].free_gpus = 9;
+  std::vector<NodeState> twice = Nodes({0, 0, 0});
+  twice[2].index = 0;
+  const std::pair<const std::vector<NodeState>*, const char*> later[] = {
+      {&too_free, "preempt: node 1: free_gpus 9 > total_gpus 8"},
+      {&twice, "preempt: node 0: index given twice"},
+  };
+  for (const auto& [list, message_part] : later) {
+    PreemptionPlan plan;
+    Status st = chooser.Choose(Pending(), *list, kStandings, kScale, kNow, &plan);
+    if (st.ok() || st.message().find(message_part) == std::string::npos)
+      fail_msg("reused chooser: '%s' lacks '%s'", st.message().c_str(), message_part);
   }
 }
 

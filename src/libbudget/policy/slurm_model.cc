@@ -335,11 +335,8 @@ class Backfill {
   std::vector<std::pair<size_t, std::pair<TimePoint, TimePoint>>> open_;
 };
 
-}  // namespace
-
-Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, const GpuRequest& request,
-                  NodeChoice* choice) {
-  if (placement == Placement::kBestFit) return ChooseNodes(nodes, request, choice);
+// Placement::kFirstFit: the lowest-index nodes that fit.
+Status ChooseFirstFit(const std::vector<NodeState>& nodes, const GpuRequest& request, NodeChoice* choice) {
   *choice = NodeChoice();
   if (request.node_count == 0 || request.gpus_per_node == 0)
     return Status::InvalidArgument("first fit: a request of 0 nodes or 0 GPUs");
@@ -361,9 +358,29 @@ Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, cons
   return Status::Ok();
 }
 
+// ChooseWith over nodes validated already (best fit checks them otherwise).
+Status ChooseWithValidated(Placement placement, const std::vector<NodeState>& nodes, const GpuRequest& request,
+                           NodeChoice* choice) {
+  if (placement == Placement::kBestFit) return ChooseValidatedNodes(nodes, request, choice);
+  return ChooseFirstFit(nodes, request, choice);
+}
+
+}  // namespace
+
+Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, const GpuRequest& request,
+                  NodeChoice* choice) {
+  if (placement == Placement::kBestFit) return ChooseNodes(nodes, request, choice);
+  return ChooseFirstFit(nodes, request, choice);
+}
+
 SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::vector<NodeState> nodes,
                            const HeroPlan& hold, SlurmQueue* queue, TimePoint now, Placement placement) {
   SlurmPass pass;
+  // The nodes are checked once, at the first choice (most passes make
+  // none): the views the pass chooses on (NodesFor, TakeGpus) keep their
+  // indices and never free more GPUs than a node has. Invalid nodes are
+  // left to every choice to refuse.
+  bool nodes_checked = false, nodes_valid = false;
   SlurmJob job;
   while (queue->Next(&job)) {
     if (depth > 0 && pass.tested >= depth) break;
@@ -376,7 +393,13 @@ SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::v
       pass.blocked_by = job.job_id;
       break;
     }
-    Status st = ChooseWith(placement, NodesFor(nodes, hold, job, now), job.request, &choice);
+    if (!nodes_checked) {
+      nodes_valid = ValidateNodes(nodes).ok();
+      nodes_checked = true;
+    }
+    std::vector<NodeState> view = NodesFor(nodes, hold, job, now);
+    Status st = nodes_valid ? ChooseWithValidated(placement, view, job.request, &choice)
+                            : ChooseWith(placement, view, job.request, &choice);
     if (!st.ok() || !choice.feasible) {
       pass.blocked_by = job.job_id;  // fail_by_part: nothing behind it starts
       break;

@@ -163,6 +163,17 @@ void Take(std::vector<NodeState>* nodes, const std::vector<int32_t>& targets, ui
   }
 }
 
+// Take for a choice's targets: distinct indices of nodes the choice
+// validated (no index twice), so each is found by its position instead of
+// a scan of every node.
+void TakeChosen(std::vector<NodeState>* nodes, const NodePositions& positions, const std::vector<int32_t>& targets,
+                uint32_t gpus) {
+  for (int32_t index : targets) {
+    NodeState* n = NodeAt(nodes, positions, index);
+    if (n) n->free_gpus -= std::min(n->free_gpus, gpus);
+  }
+}
+
 // The walk's next job: the quick-start group, then the others.
 const WaitingJob* NextOfWalk(WaitingJobs* waiting, bool* quick_group) {
   for (;;) {
@@ -291,8 +302,11 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
   std::vector<NodeState> nodes = in.nodes;
   NodePositions position(nodes);
   for (NodeState& n : nodes) n.free_gpus = n.total_gpus;
-  std::vector<RunningJob> candidates;
-  candidates.reserve(in.running.size());
+  // The candidates are copied into the planner's buffer over the previous
+  // pass's: an element assigned over another keeps its node list's
+  // storage, so a pass allocates nothing for them once the buffer has grown.
+  std::vector<RunningJob>& candidates = candidates_;
+  size_t kept = 0;
   for (const RunningJob& job : in.running) {
     for (const NodeGpus& n : job.nodes) {
       NodeState* s = NodeAt(&nodes, position, n.node);
@@ -301,8 +315,14 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     // Leaving already, or allocated work the tree cannot rank: not victims.
     if (std::binary_search(leaving.begin(), leaving.end(), job.job_id)) continue;
     if (job.allocated() && job.allocation == kNoAllocation) continue;
-    candidates.push_back(job);
+    if (kept < candidates.size()) {
+      candidates[kept] = job;
+    } else {
+      candidates.push_back(job);
+    }
+    ++kept;
   }
+  candidates.erase(candidates.begin() + std::ptrdiff_t(kept), candidates.end());
   // The preemptors' projections count their teams' protected runs and
   // the grants under way (commitments.h).
   std::vector<Standing> standings = in.standings;
@@ -470,8 +490,10 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
       grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
     if (counted.insert(shape.job_id).second && size_t(shape.allocation) < standings.size())
       standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
-    preemptable.Count(candidates, standings, now);
-    Take(&nodes, choice.target_nodes, shape.gpus_per_node);
+    // The counts read the candidates and the ranks, not the window usage
+    // just raised: only victims gone change them.
+    if (!choice.victims.empty()) preemptable.Count(candidates, standings, now);
+    TakeChosen(&nodes, position, choice.target_nodes, shape.gpus_per_node);
     free_total -= std::min<uint64_t>(free_total, shape.total_gpus());
   }
 }

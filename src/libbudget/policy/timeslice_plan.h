@@ -238,6 +238,9 @@ class TimeslicePlanner {
   std::set<int32_t> draining_counted_;             // nodes whose drain was counted
   std::map<int32_t, TimePoint> promised_;          // node -> empty_at last logged
   std::unordered_map<uint32_t, Grant> grants_;     // preemptor -> its grant
+  // PlanSlices' running jobs that may be preempted, kept between passes
+  // only as storage (refilled by each pass).
+  std::vector<RunningJob> candidates_;
 };
 
 }  // namespace budget
