@@ -245,6 +245,30 @@ class DifferencesTest(unittest.TestCase):
                       differences.differences(real, sim, first=2, around=2))
 
 
+@contextlib.contextmanager
+def fake_clients(**scripts):
+    """A directory holding the given fake Slurm clients (name -> shell
+    text), first on PATH and named by $FAKE while the block runs."""
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in scripts.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(d, name), 0o755)
+        env = dict(os.environ)
+        os.environ["PATH"] = d + os.pathsep + env["PATH"]
+        os.environ["FAKE"] = d
+        try:
+            yield d
+        finally:
+            os.environ.clear()
+            os.environ.update(env)
+
+
+# A plan's job, less its id and submit time.
+PLAN_JOB = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1, "min_runtime": 20,
+            "resumable": False, "priority": 0, "duration": 5}
+
+
 class DriverTest(unittest.TestCase):
     """submit() against fake sbatch/squeue on PATH: a lost reply is adopted,
     never submitted twice; a refusal is recorded."""
@@ -262,28 +286,15 @@ case "$*" in *--name=trace-7*) cat "$FAKE/queued" ;; esac
 """
 
     def test_lost_reply_and_refusal(self):
-        with tempfile.TemporaryDirectory() as d:
-            for name, text in (("sbatch", self.FAKE_SBATCH), ("squeue", self.FAKE_SQUEUE)):
-                with open(os.path.join(d, name), "w") as f:
-                    f.write(text)
-                os.chmod(os.path.join(d, name), 0o755)
-            env = dict(os.environ)
-            os.environ["PATH"] = d + os.pathsep + env["PATH"]
-            os.environ["FAKE"] = d
-            try:
-                job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
-                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5, "submit": 0}
-                plan = {"jobs": [dict(job, id=7), dict(job, id=8), dict(job, id=9)], "node_events": []}
-                drv = driver.Driver(plan, "job.sh", d, d)
-                with contextlib.redirect_stdout(io.StringIO()):
-                    drv.submit(7)
-                    drv.submit(8)
-                    drv.submit(9)
-                with open(os.path.join(d, "calls")) as f:
-                    calls = int(f.read())
-            finally:
-                os.environ.clear()
-                os.environ.update(env)
+        with fake_clients(sbatch=self.FAKE_SBATCH, squeue=self.FAKE_SQUEUE) as d:
+            plan = {"jobs": [dict(PLAN_JOB, id=i, submit=0) for i in (7, 8, 9)], "node_events": []}
+            drv = driver.Driver(plan, "job.sh", d, d)
+            with contextlib.redirect_stdout(io.StringIO()):
+                drv.submit(7)
+                drv.submit(8)
+                drv.submit(9)
+            with open(os.path.join(d, "calls")) as f:
+                calls = int(f.read())
         self.assertEqual(drv.current, {7: 41, 9: 50})
         self.assertEqual(calls, 3)  # trace-7 was not submitted again
         self.assertIn("longer than the time limit", drv.rejected[8])
@@ -304,28 +315,15 @@ sed -n 's/.*--job-name=trace-\\([0-9]*\\).*/\\1|COMPLETED/p' "$FAKE/sbatch.log"
 """
 
     def test_a_burst_is_submitted_at_once_in_trace_order(self):
-        with tempfile.TemporaryDirectory() as d:
-            for name in ("sbatch", "squeue"):
-                with open(os.path.join(d, name), "w") as f:
-                    f.write(getattr(self, "FAKE_" + name.upper()))
-                os.chmod(os.path.join(d, name), 0o755)
-            env = dict(os.environ)
-            os.environ["PATH"] = d + os.pathsep + env["PATH"]
-            os.environ["FAKE"] = d
-            try:
-                job = {"account": "a", "node_count": 1, "gpus_per_node": 1, "time_limit_minutes": 1,
-                       "min_runtime": 20, "resumable": False, "priority": 0, "duration": 5}
-                plan = {"jobs": [dict(job, id=4, submit=1), dict(job, id=3, submit=0), dict(job, id=1, submit=0),
-                                 dict(job, id=2, submit=0)], "node_events": []}
-                drv = driver.Driver(plan, "job.sh", d, d)
-                log = io.StringIO()
-                with contextlib.redirect_stdout(log):
-                    self.assertTrue(drv.run(30))
-                with open(os.path.join(d, "sbatch.log")) as f:
-                    lines = [line.split() for line in f.read().splitlines()]
-            finally:
-                os.environ.clear()
-                os.environ.update(env)
+        with fake_clients(sbatch=self.FAKE_SBATCH, squeue=self.FAKE_SQUEUE) as d:
+            plan = {"jobs": [dict(PLAN_JOB, id=i, submit=t) for i, t in ((4, 1), (3, 0), (1, 0), (2, 0))],
+                    "node_events": []}
+            drv = driver.Driver(plan, "job.sh", d, d)
+            log = io.StringIO()
+            with contextlib.redirect_stdout(log):
+                self.assertTrue(drv.run(30))
+            with open(os.path.join(d, "sbatch.log")) as f:
+                lines = [line.split() for line in f.read().splitlines()]
         starts = [(float(w[0]), w[2]) for w in lines if w[1] != "end"]
         ends = [float(w[0]) for w in lines if w[1] == "end"]
         self.assertEqual([name for _, name in starts],
