@@ -6,6 +6,7 @@
 
 #include "libbudget/config/gpu_count.h"
 #include "sched_timeslice/slurm_headers.h"
+#include "node_state.h"
 
 namespace timeslice {
 
@@ -112,7 +113,7 @@ void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>*
     facts.name = OrEmpty(node->name);
     facts.total_gpus = NodeGpus(node);
     facts.draining = IS_NODE_DRAIN(node);
-    facts.usable = !IS_NODE_DRAIN(node) && !IS_NODE_DOWN(node) && !IS_NODE_FAIL(node);
+    facts.usable = slurm_compat::NodeTakesJobs(node);
     facts.reason = OrEmpty(node->reason);
     nodes->push_back(std::move(facts));
   }

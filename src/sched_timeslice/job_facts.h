@@ -55,7 +55,7 @@ struct NodeFacts {
   std::string name;
   uint32_t total_gpus = 0;
   bool draining = false;  // DRAIN flag (DRAINING or DRAINED)
-  bool usable = true;     // neither down, drained nor failing
+  bool usable = true;     // takes new jobs (slurm_compat/node_state.h): not down, drained, failing or unanswered
   std::string reason;
 };
 

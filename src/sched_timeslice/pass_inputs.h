@@ -7,7 +7,7 @@
 //   running  every running job (not completing), allocation from the tree
 //   waiting  pending jobs waiting only for resources or priority, with
 //            GPUs, in the core's job order (SortWaitingJobs)
-//   nodes    every node: GPUs, usable (neither down, drained nor failing);
+//   nodes    every node: GPUs, usable (takes new jobs: slurm_compat/node_state.h);
 //            draining: the nodes in DRAIN
 //   hold     the hero plan in force, its nodes by name; none when
 //            select/topo publishes none (or no select/topo)

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "libbudget/policy/job_contract.h"
+#include "node_state.h"
 
 namespace topo {
 
@@ -34,11 +35,6 @@ bool NodeGpus(const node_record_t* node_ptr, uint32_t* total, uint32_t* free) {
   *total = static_cast<uint32_t>(std::min<uint64_t>(avail, UINT32_MAX));
   *free = static_cast<uint32_t>(avail > alloc ? std::min<uint64_t>(avail - alloc, *total) : 0);
   return true;
-}
-
-bool NodeUsable(const node_record_t* node_ptr) {
-  return !(IS_NODE_DOWN(node_ptr) || IS_NODE_DRAIN(node_ptr) || IS_NODE_FAIL(node_ptr) ||
-           IS_NODE_NO_RESPOND(node_ptr) || IS_NODE_FUTURE(node_ptr) || IS_NODE_POWERED_DOWN(node_ptr));
 }
 
 #if SLURM_BUDGET_SLURM_SERIES >= 2311
@@ -108,7 +104,7 @@ NodeView BuildNodeView() {
     uint32_t weight = node_ptr->config_ptr ? node_ptr->config_ptr->weight : node_ptr->weight;
     Entry e{weight, i, budget::NodeState{}, node_ptr->name ? node_ptr->name : ""};
     if (!NodeGpus(node_ptr, &e.state.total_gpus, &e.state.free_gpus)) continue;
-    e.state.usable = NodeUsable(node_ptr);
+    e.state.usable = slurm_compat::NodeTakesJobs(node_ptr);
 #if SLURM_BUDGET_SLURM_SERIES >= 2311
     e.state.group = i < static_cast<int>(leaf_switch.size()) ? leaf_switch[i] : budget::kNoGroup;
 #else
