@@ -21,9 +21,11 @@ namespace {
 constexpr TimePoint kNever = std::numeric_limits<TimePoint>::max();
 
 struct Event {
-  enum Kind : uint8_t { kEnd = 0, kDrain = 1, kResume = 2 };
+  // kAnswer: a node back from a drain answers the controller's ping and
+  // takes jobs again (SimOptions::node_answer_delay after its kResume).
+  enum Kind : uint8_t { kEnd = 0, kDrain = 1, kResume = 2, kAnswer = 3 };
   TimePoint time;
-  uint32_t job;     // kEnd: the job; kDrain/kResume: the node
+  uint32_t job;     // kEnd: the job; kDrain/kResume/kAnswer: the node
   uint32_t serial;  // kEnd: the run it ends (stale if the job restarted)
   Kind kind;
   bool operator>(const Event& o) const {
@@ -159,6 +161,7 @@ class Engine {
   void Start(uint32_t job, TimePoint now, const Allocation& allocation);
   void Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by);
   void SetDrain(int32_t node, bool draining, TimePoint now);
+  bool NodeAnswered(int32_t node);  // false: drained again meanwhile
   void Advance(TimePoint now);
   void Recompute(TimePoint now);
   void MarkDirty() { backfill_dirty_ = main_dirty_ = true; }
@@ -484,6 +487,10 @@ Status Engine::Run() {
         SetDrain(int32_t(e.job), e.kind == Event::kDrain, now);
         schedule = true;  // `scontrol update` runs the scheduler
         pass_follows = true;
+        continue;
+      }
+      if (e.kind == Event::kAnswer) {  // no scheduler run: backfill or the periodic pass finds it
+        if (NodeAnswered(int32_t(e.job))) pass_follows = true;
         continue;
       }
       const SimJob& j = jobs_[e.job];
@@ -893,12 +900,23 @@ void Engine::Boost(uint32_t job) {
   MarkDirty();
 }
 
-void Engine::SetDrain(int32_t node, bool draining, TimePoint) {
+void Engine::SetDrain(int32_t node, bool draining, TimePoint now) {
   if (bool(draining_[node]) == draining) return;
   draining_[node] = draining ? 1 : 0;
   draining_count_ = draining ? draining_count_ + 1 : draining_count_ - 1;
-  if (!draining) MarkDirty();
-  cluster_.SetUsable(node, !draining);
+  if (draining) {
+    cluster_.SetUsable(node, false);
+    return;
+  }
+  // Out of DRAIN, but not responding until its slurmd answers a ping.
+  events_.push(Event{now + std::max<Seconds>(0, opt_.node_answer_delay), uint32_t(node), 0, Event::kAnswer});
+}
+
+bool Engine::NodeAnswered(int32_t node) {
+  if (draining_[node]) return false;  // drained again before it answered
+  MarkDirty();
+  cluster_.SetUsable(node, true);
+  return true;
 }
 
 void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {

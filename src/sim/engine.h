@@ -23,7 +23,7 @@
 // Periodic passes keep their phase (first submission + k x interval) and
 // run only while jobs wait (or, for the time-slicing pass, while a
 // draining node still runs jobs): idle stretches cost nothing. Within one
-// instant: arrivals, ends and drains first; then the recompute, the
+// instant: arrivals, ends, drains and returns first; then the recompute, the
 // time-slicing pass, the main scheduler, backfill.
 //
 // Runs: a run ends when its work is done, at its time limit (TIMEOUT), or
@@ -92,6 +92,12 @@ struct EngineOptions {
   Seconds requeue_delay = 121;
   // Nodes drained (and resumed) during the run, in any order.
   std::vector<NodeDrain> drains;
+  // A node resumed from a drain takes jobs this long after the resume:
+  // slurmctld marks it not responding until its slurmd answers a ping
+  // (src/slurmctld/node_mgr.c, _require_node_reg), which the controller's
+  // background loop, waking about once a second, sends. Real seconds, so
+  // the same under any compression. 0: at once.
+  Seconds node_answer_delay = 1;
   bool record_timeline = false;
   bool record_decisions = false;
   // Called now and then with the simulated fraction done, in [0, 1].

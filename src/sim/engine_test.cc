@@ -194,11 +194,22 @@ void test_a_drained_node_empties_at_contract_ends(void**) {
   assert_int_equal(PreemptTime(out, 1), -1);
   assert_int_equal(StartTime(out, 2, 1), 5000);
   // Resumed at 200 (B may start again from 60 + 121 = 181): the update
-  // runs the main scheduler, as `scontrol update` does, and n2 takes B
-  // back at once.
+  // runs the main scheduler, as `scontrol update` does, but n2 takes no
+  // job until its slurmd answers the ping, at 201, which runs no
+  // scheduler: backfill's next tick (every 30 s from 0) starts B at 210.
   o.drains = {NodeDrain{1, 30, 200}};
   out = RunTwoTeams("budget", w, 2, 6000, o);
+  assert_int_equal(StartTime(out, 2, 1), 210);
+  // With the answer taken as instant, the update's own scheduler run
+  // starts it.
+  o.node_answer_delay = 0;
+  out = RunTwoTeams("budget", w, 2, 6000, o);
   assert_int_equal(StartTime(out, 2, 1), 200);
+  // Drained again (at 202) before it answered (at 205): it stays out.
+  o.node_answer_delay = 5;
+  o.drains = {NodeDrain{1, 30, 200}, NodeDrain{1, 202, -1}};
+  out = RunTwoTeams("budget", w, 2, 6000, o);
+  assert_int_equal(StartTime(out, 2, 1), 5000);
 }
 
 void test_a_run_ends_at_its_time_limit(void**) {
