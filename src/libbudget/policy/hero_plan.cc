@@ -52,11 +52,11 @@ HeroCandidate ChooseHero(const std::vector<QueueEntry>& queue, const HeroRule& r
   const QueueEntry* hero = nullptr;
   for (const QueueEntry& job : queue) {
     if (!IsHeroSized(job, rule)) continue;
-    if (current != 0 && job.job_id == current) return HeroCandidate{job.job_id, job.request, job.waiting_since};
+    if (current != 0 && job.job_id == current) return HeroCandidate{job.job_id, job.request, job.waiting_since, job.eligible};
     if (!hero || AheadInLine(job, *hero)) hero = &job;
   }
   if (!hero || !WaitedForHeroWait(*hero, rule, now) || !AccountRanksFirst(queue, *hero)) return HeroCandidate{};
-  return HeroCandidate{hero->job_id, hero->request, hero->waiting_since};
+  return HeroCandidate{hero->job_id, hero->request, hero->waiting_since, hero->eligible};
 }
 
 Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJob>& running,
@@ -95,12 +95,14 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
   }
   std::vector<NodeRelease> eligible;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].usable && nodes[i].total_gpus == candidate.request.gpus_per_node) eligible.push_back(release[i]);
+    if (nodes[i].usable && nodes[i].total_gpus == candidate.request.gpus_per_node &&
+        MayRunOn(candidate.eligible, nodes[i].index))
+      eligible.push_back(release[i]);
   }
   if (eligible.size() < candidate.request.node_count) {
     plan->why_not = "needs " + std::to_string(candidate.request.node_count) + " whole nodes of " +
                     std::to_string(candidate.request.gpus_per_node) + " GPUs, " + std::to_string(eligible.size()) +
-                    " usable";
+                    " usable it may run on";
     return Status::Ok();
   }
   std::sort(eligible.begin(), eligible.end(), [](const NodeRelease& a, const NodeRelease& b) {

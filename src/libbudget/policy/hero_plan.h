@@ -26,7 +26,8 @@
 //     starts or leaves the queue: with the fair-share order changing every
 //     pass, a hero displaced by each new first job would never start.
 //   - Its planned nodes are chosen among the usable nodes with exactly that
-//     many GPUs. Each node's release time is when its last running job ends
+//     many GPUs that it may run on (eligibility.h: its partition, GPU type,
+//     features, reservation): a node it cannot use is never held for it. Each node's release time is when its last running job ends
 //     or becomes preemptible, whichever comes first:
 //         release(job)  = min(protection end, start + time_limit)
 //         release(node) = max(now, release(job) over its running jobs)
@@ -60,6 +61,7 @@
 #include <vector>
 
 #include "libbudget/policy/contract.h"
+#include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
@@ -74,6 +76,7 @@ struct QueueEntry {
   GpuRequest request;       // nodes x GPUs per node
   TimePoint waiting_since = 0;  // when it last became eligible
   std::string account;          // its Slurm account (its team)
+  EligibleNodes eligible;       // the nodes it may run on (null: every node)
 };
 
 // The hero plan reads of each running job (contract.h RunningJob): its
@@ -85,6 +88,7 @@ struct HeroCandidate {
   uint32_t job_id = 0;
   GpuRequest request;
   TimePoint waiting_since = 0;
+  EligibleNodes eligible;  // null: every node
 };
 
 // Who may be a hero (budget.conf HeroWait, HeroMinNodes) on nodes of

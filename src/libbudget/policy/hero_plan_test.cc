@@ -3,6 +3,7 @@
 #include "libbudget/testing/test_nodes.h"
 #include "libbudget/testing/test_support.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,37 @@ void test_nodes_by_release_then_rank(void**) {
   assert_int_equal(plan.planned_start, 10200);
 }
 
+void test_only_nodes_the_hero_may_run_on_are_held(void**) {
+  // The same cluster as above, but the hero may run only on nodes 0 and 3
+  // (its GPU type, say). Releases n0 10200, n3 10401: both are held,
+  // planned start 10401; n2, free now, is not its to hold. Three nodes
+  // cannot be had: inactive, and why.
+  std::vector<NodeState> nodes = Nodes({0, 0, 4, 0});
+  std::vector<RunningJob> running = {Job(1, {0}, kNow - 100, 299, 3600, 50), Job(2, {1}, kNow - 100, 600, 200, 50),
+                                     Job(3, {2}, kNow - 100, 0, 3600, 90), Job(4, {3}, kNow, 100, -1, 10),
+                                     Job(5, {3}, kNow, 400, -1, 10)};
+  budget::NodeSet set;
+  set.Add(0);
+  set.Add(3);
+  HeroCandidate hero = Hero(2, 8, kNow - 600);
+  hero.eligible = std::make_shared<const budget::NodeSet>(set);
+  HeroPlan plan;
+  assert_true(PlanHero(nodes, running, hero, 600, kNow, &plan).ok());
+  assert_true(plan.active);
+  assert_string_equal(Join(plan.nodes).c_str(), "0,3");
+  assert_int_equal(plan.planned_start, 10401);
+  hero.request.node_count = 3;
+  assert_true(PlanHero(nodes, running, hero, 600, kNow, &plan).ok());
+  assert_false(plan.active);
+  assert_string_equal(plan.why_not.c_str(), "needs 3 whole nodes of 8 GPUs, 2 usable it may run on");
+  // ChooseHero carries the queue entry's set to the candidate.
+  QueueEntry entry = Entry(7, 100, kNow - 900, 2, 8, kNow - 900);
+  entry.eligible = hero.eligible;
+  HeroCandidate chosen = budget::ChooseHero({entry}, Rule(600), kNow, 0);
+  assert_int_equal(chosen.job_id, 7);
+  assert_true(chosen.eligible == hero.eligible);
+}
+
 void test_equal_release_prefers_lowest_rank(void**) {
   std::vector<NodeState> nodes = Nodes({0, 0, 0});
   std::vector<RunningJob> running = {
@@ -251,6 +283,7 @@ int main(void) {
       cmocka_unit_test(test_a_hero_only_when_its_account_ranks_first),
       cmocka_unit_test(test_not_yet_a_hero),
       cmocka_unit_test(test_nodes_by_release_then_rank),
+      cmocka_unit_test(test_only_nodes_the_hero_may_run_on_are_held),
       cmocka_unit_test(test_equal_release_prefers_lowest_rank),
       cmocka_unit_test(test_hold),
       cmocka_unit_test(test_errors),

@@ -417,7 +417,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     const JobShape& shape = w.shape;
     if (std::find(plan->starts.begin(), plan->starts.end(), shape.job_id) != plan->starts.end()) continue;
     if (!IsServable(shape)) continue;
-    const ShapeClass key = ShapeClass::Of(shape);
+    const ShapeClass key = ShapeClass::Of(w);
     if (std::find(failed.begin(), failed.end(), key) != failed.end()) continue;
     ++plan->jobs_tried;
     if (free_total + preemptable.For(shape, standings) < shape.total_gpus() ||
@@ -426,15 +426,21 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
       continue;
     }
     if (choices++ >= kMaxChoices) break;
-    // Held nodes are no targets for a job that may not use them.
-    // (A copy of the nodes only when some are held from it.)
+    // Only nodes the job may run on are targets, and held nodes are none
+    // for a job that may not use them. (A copy of the nodes only when some
+    // are taken out.)
     const std::vector<NodeState>* targets = &nodes;
-    std::vector<NodeState> unheld;
-    if (in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now)) {
-      unheld = nodes;
-      for (NodeState& n : unheld)
-        if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
-      targets = &unheld;
+    std::vector<NodeState> restricted;
+    const bool held_from_it =
+        in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now);
+    if (w.eligible || held_from_it) {
+      restricted = nodes;
+      KeepEligible(w.eligible, &restricted);
+      if (held_from_it) {
+        for (NodeState& n : restricted)
+          if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
+      }
+      targets = &restricted;
     }
     PreemptionPlan choice;
     if (!chooser) chooser = std::make_unique<PreemptionChooser>(candidates, nodes, standings);

@@ -32,8 +32,10 @@
 //     the hero is given the nodes.
 //     Either way its team is committed the job's protected run
 //     (commitments.h), so that the team's next job in the same pass projects
-//     both runs. Nodes held for a hero (hero_plan.h) are not targets for a
-//     job that may not use them (MayUseHeldNodes).
+//     both runs. Only the nodes the job may run on (WaitingJob::eligible,
+//     eligibility.h) are targets: no job is preempted to free GPUs the
+//     waiting job cannot use. Nodes held for a hero (hero_plan.h) are not
+//     targets for a job that may not use them (MayUseHeldNodes).
 //
 // Grants. A job given GPUs is remembered (its team's commitment,
 // commitments.h) until it runs or kGrantTtl passes. The memory is the
@@ -70,6 +72,7 @@
 #include <vector>
 
 #include "libbudget/policy/contract.h"
+#include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/hero_plan.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/policy/preempt.h"
@@ -84,6 +87,9 @@ struct WaitingJob {
   uint32_t user_priority = 0;  // inside its allocation, higher first
   TimePoint submit_time = 0;   // Slurm's (a requeue resets it)
   Seconds time_limit = -1;     // < 0: unlimited (the hero hold reads it)
+  // The nodes it may run on (eligibility.h; null: every node). Equal sets
+  // share one NodeSet, so that jobs of one shape and set form one class.
+  EligibleNodes eligible;
 };
 
 // The cluster at the instant of a pass.
@@ -148,17 +154,23 @@ void SortWaitingJobs(const std::vector<Standing>& standings, std::vector<Waiting
 
 // All a preemption choice depends on besides the cluster: a pass that finds
 // no way to serve one job of a class skips the rest of its class until a
-// preemption changes the cluster (quick follows from the class too).
+// preemption changes the cluster (quick follows from the class too). The
+// eligible nodes are compared by identity: callers share one NodeSet per
+// distinct set (two equal sets held apart only cost a second try).
 struct ShapeClass {
   int32_t allocation = kNoAllocation;
   uint32_t node_count = 0;
   uint32_t gpus_per_node = 0;
   Seconds min_runtime = 0;
+  const NodeSet* eligible = nullptr;
 
-  static ShapeClass Of(const JobShape& s) { return ShapeClass{s.allocation, s.node_count, s.gpus_per_node, s.min_runtime}; }
+  static ShapeClass Of(const JobShape& s, const NodeSet* eligible = nullptr) {
+    return ShapeClass{s.allocation, s.node_count, s.gpus_per_node, s.min_runtime, eligible};
+  }
+  static ShapeClass Of(const WaitingJob& w) { return Of(w.shape, w.eligible.get()); }
   bool operator==(const ShapeClass& o) const {
     return allocation == o.allocation && node_count == o.node_count && gpus_per_node == o.gpus_per_node &&
-           min_runtime == o.min_runtime;
+           min_runtime == o.min_runtime && eligible == o.eligible;
   }
 };
 

@@ -4,6 +4,7 @@
 #include "libbudget/testing/test_support.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -273,6 +274,65 @@ void test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them(void**) {
   assert_true((Victims(plan) == std::vector<uint32_t>{1}));
 }
 
+budget::EligibleNodes Only(std::vector<int32_t> indices) {
+  budget::NodeSet set;
+  for (int32_t i : indices) set.Add(i);
+  return std::make_shared<const budget::NodeSet>(set);
+}
+
+void test_only_eligible_nodes_are_freed(void**) {
+  // A mixed fleet: n1, n2 B200 (indices 0, 1), n3, n4 H100 (2, 3), each
+  // full with teamb's unprotected 8-GPU work; the youngest runs on an H100
+  // node, so a choice blind to GPU types would take it. teama's job 9 asks
+  // for gpu:b200:8 (eligible {0, 1}): its victim is on a B200 node, the
+  // younger of jobs 1 and 2 (job 2, started kNow - 200), whichever order
+  // the nodes come in.
+  for (bool b200_first : {true, false}) {
+    budget::TimesliceInputs in = Cluster(4);
+    std::vector<int32_t> b200 = b200_first ? std::vector<int32_t>{0, 1} : std::vector<int32_t>{2, 3};
+    std::vector<int32_t> h100 = b200_first ? std::vector<int32_t>{2, 3} : std::vector<int32_t>{0, 1};
+    in.running = {Running(1, kTeamB, kNow - 900, 20, {b200[0]}, 8), Running(2, kTeamB, kNow - 200, 20, {b200[1]}, 8),
+                  Running(3, kTeamB, kNow - 100, 20, {h100[0]}, 8), Running(4, kTeamB, kNow - 50, 20, {h100[1]}, 8)};
+    WaitingJob job = Waiting(9, kTeamA, 20, 1, 8);
+    job.eligible = Only(b200);
+    in.waiting = {job};
+    TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+    assert_true((Victims(plan) == std::vector<uint32_t>{2}));
+    assert_true((plan.starts == std::vector<uint32_t>{9}));
+    // Blind to types, the youngest job (4, on an H100 node) would go.
+    in.waiting[0].eligible = nullptr;
+    assert_true((Victims(TimeslicePlanner().Plan(in, kNow)) == std::vector<uint32_t>{4}));
+  }
+}
+
+void test_nothing_is_preempted_when_no_eligible_node_can_be_freed(void**) {
+  // The B200 nodes (0, 1) run protected work; the H100 nodes (2, 3) run
+  // unprotected work. A B200 job is served nowhere, and no H100 job goes
+  // for it; an untyped job of the same shape still takes an H100 node.
+  budget::TimesliceInputs in = Cluster(4);
+  in.running = {Running(1, kTeamB, kNow - 5, 600, {0}, 8), Running(2, kTeamB, kNow - 5, 600, {1}, 8),
+                Running(3, kTeamB, kNow - 900, 20, {2}, 8), Running(4, kTeamB, kNow - 900, 20, {3}, 8)};
+  WaitingJob typed = Waiting(9, kTeamA, 20, 1, 8);
+  typed.eligible = Only({0, 1});
+  in.waiting = {typed};
+  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+  assert_int_equal(plan.preemptions.size(), 0);
+  assert_int_equal(plan.starts.size(), 0);
+  // A second job of the same shape but another set is a class of its own:
+  // the typed job's failure does not skip it.
+  WaitingJob untyped = Waiting(10, kTeamA, 20, 1, 8, kNow - 50);
+  in.waiting = {typed, untyped};
+  plan = TimeslicePlanner().Plan(in, kNow);
+  assert_int_equal(plan.preemptions.size(), 1);
+  assert_true((plan.starts == std::vector<uint32_t>{10}));
+  // A job that fits already, but only on a node it may not use, is not
+  // given GPUs: node 2 free, the job eligible on {0, 1} only.
+  in.running = {Running(1, kTeamB, kNow - 5, 600, {0}, 8), Running(2, kTeamB, kNow - 5, 600, {1}, 8)};
+  in.waiting = {typed};
+  plan = TimeslicePlanner().Plan(in, kNow);
+  assert_int_equal(plan.starts.size(), 0);
+}
+
 void test_jobs_that_fit_already_are_given_the_gpus(void**) {
   // One node, 3 GPUs used by teamb; teama's 2-GPU and 8-GPU jobs wait. The
   // 2-GPU job fits in the 5 free GPUs: it is given them (plan.starts) with
@@ -390,6 +450,8 @@ int main() {
       cmocka_unit_test(test_a_job_that_cannot_be_served_does_not_block_smaller_ones),
       cmocka_unit_test(test_takes_a_multi_node_job_whole_and_no_more),
       cmocka_unit_test(test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them),
+      cmocka_unit_test(test_only_eligible_nodes_are_freed),
+      cmocka_unit_test(test_nothing_is_preempted_when_no_eligible_node_can_be_freed),
       cmocka_unit_test(test_jobs_that_fit_already_are_given_the_gpus),
       cmocka_unit_test(test_a_small_job_behind_many_is_reached),
       cmocka_unit_test(test_quick_start_jobs_go_first_and_across_ranks),
