@@ -34,6 +34,9 @@
 #   JOB_COMP_LOC       JobCompLoc (written only when set)
 #   SLURM_CONF_EXTRA   more slurm.conf lines, appended verbatim (a key given
 #                      here is dropped from the lines above it)
+#   GPU_TYPES          one GPU type per node, in node order (e.g. "b200 b200
+#                      h100 h100"): node nI gets Gres=gpu:TYPE:GPUS and the
+#                      node feature TYPE (a mixed fleet); default untyped
 #   BUDGET_CONF        contents of budget.conf (default: the sample one)
 #   BUDGET_TREE_JSON   path of the allocation tree to copy beside it
 #
@@ -114,6 +117,22 @@ preempt_line() {
   echo "PreemptType=$type"
 }
 
+# node_lines N GPUS NODES PORTS FIRST_PORT: the NodeName lines: one for
+# all nodes, or with GPU_TYPES one per node with its type as Gres and feature.
+node_lines() {
+  local n=$1 gpus=$2 nodes=$3 ports=$4 first_port=$5 common
+  common="NodeHostname=$host NodeAddr=127.0.0.1 CPUs=16 RealMemory=64000 State=UNKNOWN"
+  if [ -z "${GPU_TYPES:-}" ]; then
+    echo "NodeName=$nodes Port=$ports $common Gres=gpu:$gpus"
+    return
+  fi
+  local types=($GPU_TYPES) i
+  [ "${#types[@]}" -eq "$n" ] || die "GPU_TYPES names ${#types[@]} types for $n nodes"
+  for ((i = 1; i <= n; i++)); do
+    echo "NodeName=n$i Port=$((first_port + i - 1)) $common Gres=gpu:${types[i - 1]}:$gpus Feature=${types[i - 1]}"
+  done
+}
+
 write_config() {
   local n=$1 gpus=$2
   mkdir -p "$dir"/{etc,state,spool,log,run,dev,munge}
@@ -175,7 +194,7 @@ $([ -n "${JOB_SUBMIT_PLUGINS-contract}" ] && echo "JobSubmitPlugins=${JOB_SUBMIT
 CONF
   fi
   cat >> "$conf.base" <<CONF
-NodeName=$nodes NodeHostname=$host NodeAddr=127.0.0.1 Port=$ports CPUs=16 RealMemory=64000 Gres=gpu:$gpus State=UNKNOWN
+$(node_lines "$n" "$gpus" "$nodes" "$ports" "$first_port")
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
   # One line per key: a key of SLURM_CONF_EXTRA, or a later one of the
@@ -198,11 +217,17 @@ CONF
     rm -f "$dir/etc/cgroup.conf"
   fi
 
-  cat > "$dir/etc/gres.conf" <<CONF
-AutoDetect=off
-Name=gpu File=$dir/dev/nvidia[0-$last]
-CONF
-  [ "$gpus" -eq 1 ] && printf 'AutoDetect=off\nName=gpu File=%s/dev/nvidia0\n' "$dir" > "$dir/etc/gres.conf"
+  local files="$dir/dev/nvidia[0-$last]"; [ "$gpus" -eq 1 ] && files="$dir/dev/nvidia0"
+  if [ -n "${GPU_TYPES:-}" ]; then
+    local i=1 type
+    echo "AutoDetect=off" > "$dir/etc/gres.conf"
+    for type in $GPU_TYPES; do
+      echo "NodeName=n$i Name=gpu Type=$type File=$files" >> "$dir/etc/gres.conf"
+      i=$((i + 1))
+    done
+  else
+    printf 'AutoDetect=off\nName=gpu File=%s\n' "$files" > "$dir/etc/gres.conf"
+  fi
 
   # Debian's plugstack.conf, and the suite's file in plugstack.conf.d.
   mkdir -p "$dir/etc/plugstack.conf.d"

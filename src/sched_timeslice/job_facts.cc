@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "libbudget/config/gpu_count.h"
 #include "sched_timeslice/slurm_headers.h"
+#include "eligible_nodes.h"
 #include "node_state.h"
 
 namespace timeslice {
@@ -89,22 +91,14 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime,
     facts.node_count = std::max<uint32_t>(job->details->min_nodes, 1);
   }
   uint32_t per_node = Whole(budget::GpuCountFromGresSpec(OrEmpty(job->tres_per_node)));
+  facts.per_node_request = per_node > 0;
   facts.gpus_per_node = per_node > 0 ? per_node : TotalGpusOf(job, facts.pending, facts.node_count) / facts.node_count;
   return facts;
 }
 
 void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
                      std::vector<NodeFacts>* nodes) {
-  if (job_list) {
-    const time_t now = time(nullptr);
-    jobs->reserve(jobs->size() + list_count(job_list));
-    ListIterator it = list_iterator_create(job_list);
-    while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
-      if (!IS_JOB_PENDING(job) && !(IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job))) continue;
-      jobs->push_back(FactsOfJob(job, default_min_runtime, now));
-    }
-    list_iterator_destroy(it);
-  }
+  const size_t first_node = nodes->size();
   for (int i = 0; i < node_record_count; ++i) {
     const node_record_t* node = node_record_table_ptr[i];
     if (!node) continue;
@@ -117,6 +111,37 @@ void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>*
     facts.reason = OrEmpty(node->reason);
     nodes->push_back(std::move(facts));
   }
+  if (!job_list) return;
+  const time_t now = time(nullptr);
+  slurm_compat::EligibleNodesReader eligibility(now, resv_list);
+  // The largest node of each set the jobs ask for, for GPUs asked per job.
+  std::map<const budget::NodeSet*, uint32_t> largest;
+  auto largest_of = [&](const budget::EligibleNodes& eligible) {
+    auto found = largest.find(eligible.get());
+    if (found != largest.end()) return found->second;
+    uint32_t gpus = 0;
+    for (size_t n = first_node; n < nodes->size(); ++n)
+      if (budget::MayRunOn(eligible, (*nodes)[n].index)) gpus = std::max(gpus, (*nodes)[n].total_gpus);
+    return largest[eligible.get()] = gpus;
+  };
+  jobs->reserve(jobs->size() + list_count(job_list));
+  ListIterator it = list_iterator_create(job_list);
+  while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
+    if (!IS_JOB_PENDING(job) && !(IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job))) continue;
+    JobFacts facts = FactsOfJob(job, default_min_runtime, now);
+    if (facts.pending && facts.waits_for_resources && facts.gpus_per_node > 0) {
+      facts.eligible = eligibility.Of(job);
+      uint32_t most = largest_of(facts.eligible);
+      if (!facts.per_node_request && facts.gpus_per_node > most && most > 0) {
+        budget::GpuRequest spread =
+            budget::SpreadGpus(uint64_t{facts.gpus_per_node} * facts.node_count, facts.node_count, most);
+        facts.node_count = spread.node_count;
+        facts.gpus_per_node = spread.gpus_per_node;
+      }
+    }
+    jobs->push_back(std::move(facts));
+  }
+  list_iterator_destroy(it);
 }
 
 }  // namespace timeslice

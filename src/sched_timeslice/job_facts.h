@@ -6,7 +6,9 @@
 // GPUs: the core's one rule (libbudget/config/gpu_count.h), as priority/budget
 // and sbudget count them: a job's from its TRES, else its request; a node's
 // from its TRES, else its Gres. A multi-node job holds the same number of
-// GPUs on each node (Slurm's per-node request).
+// GPUs on each node (Slurm's per-node request). A pending job that asked
+// GPUs for the whole job (`--gpus=b200:16`, no -N) is spread over as many
+// of the largest nodes it may use as it takes (packing.h SpreadGpus).
 //
 // Contract. From the record job_submit/contract leaves in the AdminComment
 // (job_contract.h). A job without one (submitted before the filter was
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "libbudget/policy/contract.h"
+#include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/job_contract.h"
 #include "libbudget/policy/packing.h"
 #include "sched_timeslice/standings_cache.h"
@@ -47,7 +50,13 @@ struct JobFacts {
   budget::Seconds time_limit = -1;  // Slurm's time limit; < 0: unlimited
   uint32_t node_count = 1;     // pending: requested; running: held
   uint32_t gpus_per_node = 0;
+  // Pending: GPUs were asked per node (--gres, --gpus-per-node); otherwise
+  // for the whole job, and SnapshotCluster spreads them (packing.h SpreadGpus).
+  bool per_node_request = true;
   std::vector<int32_t> nodes;  // running: node indices held
+  // Pending: the nodes it may run on (slurm_compat/eligible_nodes.h; null:
+  // every node).
+  budget::EligibleNodes eligible;
 };
 
 struct NodeFacts {
@@ -66,8 +75,8 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime,
 // that need nothing else. REQUIRES: the job read lock.
 budget::JobContract ContractOf(const void* job_record, budget::Seconds default_min_runtime);
 
-// Every running and pending job, and every node. REQUIRES: job and node read
-// locks.
+// Every running and pending job, and every node; each pending job with the
+// nodes it may run on. REQUIRES: job, node and partition read locks.
 void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
                      std::vector<NodeFacts>* nodes);
 

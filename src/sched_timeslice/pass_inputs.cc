@@ -31,6 +31,7 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
     w.user_priority = job.user_priority;
     w.submit_time = job.submit_time;
     w.time_limit = job.time_limit;
+    w.eligible = job.eligible;
     in.waiting.push_back(w);
   }
   in.standings = view.standings;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "libbudget/policy/packing.h"
 #include "libbudget/policy/packing_state.h"
 #include "select_topo/topo_view.h"
+#include "eligible_nodes.h"
 
 namespace topo {
 
@@ -77,6 +79,21 @@ void PublishLocked(const NodeView& view, time_t now) {
   if (!st.ok()) error("select/topo: state file not written: %s", st.message().c_str());
 }
 
+// The nodes job `job_id` of `jobs` may run on, as view positions; null:
+// every node. REQUIRES: the job, node and partition read locks
+// (select_p_job_test's).
+budget::EligibleNodes EligiblePositions(const NodeView& view, List jobs, uint32_t job_id, time_t now) {
+  const job_record_t* job = FindJob(jobs, job_id);
+  if (!job) return nullptr;
+  slurm_compat::EligibleNodesReader reader(now, SlurmctldReservations());
+  budget::EligibleNodes by_index = reader.Of(job);
+  if (!by_index) return nullptr;
+  budget::NodeSet positions;
+  for (size_t p = 0; p < view.slurm_index.size(); ++p)
+    if (by_index->Contains(view.slurm_index[p])) positions.Add(int32_t(p));
+  return std::make_shared<const budget::NodeSet>(std::move(positions));
+}
+
 // Recomputes the hero (the first whole-node job that has waited HeroWait,
 // libbudget/policy/hero_plan.h) and the nodes held for it. REQUIRES: g_mutex held.
 void RefreshHeroPlan(const NodeView& view, time_t now) {
@@ -91,6 +108,9 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
 
   budget::HeroPlan plan;
   if (candidate.job_id != 0) {
+    // Only nodes the hero may run on are held (its type, partition,
+    // features, reservation).
+    candidate.eligible = EligiblePositions(view, jobs, candidate.job_id, now);
     budget::Status st = budget::PlanHero(view.nodes, RunningJobs(jobs, view, g_state.default_min_runtime), candidate,
                                          g_state.hero_wait, now, &plan);
     if (!st.ok() && st.message() != g_state.last_plan_error) {

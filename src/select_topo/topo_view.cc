@@ -173,6 +173,27 @@ List SlurmctldJobList() {
   return job_list_ptr ? *job_list_ptr : nullptr;
 }
 
+List SlurmctldReservations() {
+  if (!running_in_slurmctld()) return nullptr;
+  // Like job_list: referenced only through the running slurmctld.
+  static List* resv_list_ptr = static_cast<List*>(dlsym(RTLD_DEFAULT, "resv_list"));
+  return resv_list_ptr ? *resv_list_ptr : nullptr;
+}
+
+const job_record_t* FindJob(List jobs, uint32_t job_id) {
+  if (!jobs) return nullptr;
+  const job_record_t* found = nullptr;
+  ListIterator it = list_iterator_create(jobs);
+  while (const job_record_t* job_ptr = static_cast<job_record_t*>(list_next(it))) {
+    if (job_ptr->job_id == job_id) {
+      found = job_ptr;
+      break;
+    }
+  }
+  list_iterator_destroy(it);
+  return found;
+}
+
 std::vector<budget::QueueEntry> QueuedJobs(List jobs, time_t now) {
   std::vector<budget::QueueEntry> queue;
   if (!jobs) return queue;

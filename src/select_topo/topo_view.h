@@ -48,6 +48,10 @@ budget::StartingJob StartingJobOf(const job_record_t* job_ptr, budget::Seconds d
 // Slurm's global job list, looked up at run time (only slurmctld defines
 // it); nullptr outside slurmctld.
 List SlurmctldJobList();
+// Slurm's reservation list, the same way (resv_list).
+List SlurmctldReservations();
+// The record of job `job_id` in `jobs`, or null.
+const job_record_t* FindJob(List jobs, uint32_t job_id);
 
 // Pending jobs that wait only for nodes (reason None, Priority or
 // Resources: not held, no unmet dependency, no limit reached) and whose

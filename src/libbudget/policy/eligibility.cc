@@ -21,6 +21,16 @@ size_t NodeSet::Count() const {
 
 bool NodeSet::operator==(const NodeSet& o) const { return words_ == o.words_; }
 
+EligibleNodes NodeSetInterner::Intern(NodeSet set) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the words
+  for (uint64_t w : set.words()) hash = (hash ^ w) * 1099511628211ull;
+  std::vector<EligibleNodes>& same_hash = by_hash_[hash];
+  for (const EligibleNodes& e : same_hash)
+    if (*e == set) return e;
+  same_hash.push_back(std::make_shared<const NodeSet>(std::move(set)));
+  return same_hash.back();
+}
+
 void KeepEligible(const EligibleNodes& eligible, std::vector<NodeState>* nodes) {
   if (!eligible) return;
   for (NodeState& n : *nodes)

@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "libbudget/policy/packing.h"
@@ -63,6 +64,17 @@ class NodeSet {
 
 // Null: every node.
 using EligibleNodes = std::shared_ptr<const NodeSet>;
+
+// One shared NodeSet per distinct set: the sets of a pass's jobs, interned
+// so that equal sets are one pointer (ShapeClass compares pointers).
+// Thread safety: one thread per interner.
+class NodeSetInterner {
+ public:
+  EligibleNodes Intern(NodeSet set);
+
+ private:
+  std::unordered_map<uint64_t, std::vector<EligibleNodes>> by_hash_;
+};
 
 inline bool MayRunOn(const EligibleNodes& eligible, int32_t index) {
   return !eligible || eligible->Contains(index);

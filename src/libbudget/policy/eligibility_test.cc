@@ -45,6 +45,21 @@ void test_node_set(void**) {
   assert_true(MayRunOn(some, 70));
 }
 
+void test_interner_shares_equal_sets(void**) {
+  budget::NodeSetInterner interner;
+  NodeSet a, b, c;
+  a.Add(1);
+  a.Add(200);
+  b.Add(200);
+  b.Add(1);
+  c.Add(1);
+  EligibleNodes ea = interner.Intern(a), eb = interner.Intern(b), ec = interner.Intern(c);
+  // {1, 200} twice is one pointer; {1} another.
+  assert_true(ea == eb);
+  assert_true(ea != ec);
+  assert_true(ec->Contains(1) && !ec->Contains(200));
+}
+
 void test_keep_eligible(void**) {
   std::vector<NodeState> nodes(4);
   for (int i = 0; i < 4; ++i) nodes[size_t(i)].index = i;
@@ -158,6 +173,7 @@ void test_node_matches(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_node_set),
+      cmocka_unit_test(test_interner_shares_equal_sets),
       cmocka_unit_test(test_keep_eligible),
       cmocka_unit_test(test_gpu_type_of_request),
       cmocka_unit_test(test_gpu_types_of_node),

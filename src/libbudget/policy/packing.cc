@@ -142,6 +142,13 @@ void ChooseAmong(const std::vector<NodeState>& nodes, const GpuRequest& request,
 
 }  // namespace
 
+GpuRequest SpreadGpus(uint64_t total, uint32_t min_nodes, uint32_t largest) {
+  uint64_t nodes = std::max<uint32_t>(min_nodes, 1);
+  if (largest > 0) nodes = std::max<uint64_t>(nodes, (total + largest - 1) / largest);
+  nodes = std::min<uint64_t>(nodes, UINT32_MAX);
+  return GpuRequest{uint32_t(nodes), uint32_t(std::min<uint64_t>((total + nodes - 1) / nodes, UINT32_MAX))};
+}
+
 NodePositions::NodePositions(const std::vector<NodeState>& nodes) {
   // Slurm's node list is usually indices 0..n-1 in order: each index is its
   // own position, and no table is needed.

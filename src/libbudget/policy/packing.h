@@ -68,6 +68,14 @@ struct NodeChoice {
   std::string why_not;
 };
 
+// How Slurm spreads GPUs asked for the whole job (`--gpus=b200:16`, no
+// count per node): over at least `min_nodes` nodes and as many as it takes
+// at `largest` GPUs a node (the largest node the job may use): ceil(total /
+// largest) nodes, each ceil(total / nodes) GPUs. 16 GPUs on 8-GPU nodes:
+// 2 x 8; 12 on 8-GPU nodes: 2 x 6; 4 on 1 node: 1 x 4. A request that fits
+// one node, or a `largest` of 0, keeps min_nodes.
+GpuRequest SpreadGpus(uint64_t total, uint32_t min_nodes, uint32_t largest);
+
 // Chooses nodes for `request` by the rules above. Infeasible is not an
 // error: *choice says so and why. Errors: a request of 0 nodes or 0 GPUs,
 // free_gpus > total_gpus, a negative or repeated index.

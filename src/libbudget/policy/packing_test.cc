@@ -63,6 +63,28 @@ struct OneNodeCase {
   const char* expected;
 };
 
+void test_spread_gpus(void**) {
+  struct Case {
+    uint64_t total;
+    uint32_t min_nodes, largest;
+    uint32_t nodes, per_node;
+  };
+  const Case cases[] = {
+      {16, 1, 8, 2, 8},   // --gpus=b200:16 on 8-GPU nodes: 2 x 8
+      {12, 1, 8, 2, 6},   // 12: 2 nodes, 6 each
+      {4, 1, 8, 1, 4},    // fits one node
+      {16, 4, 8, 4, 4},   // -N 4 asked: 4 x 4
+      {16, 1, 4, 4, 4},   // on 4-GPU trays: 4 x 4
+      {16, 1, 0, 1, 16},  // no node known: as asked
+  };
+  for (const Case& c : cases) {
+    GpuRequest r = budget::SpreadGpus(c.total, c.min_nodes, c.largest);
+    if (r.node_count != c.nodes || r.gpus_per_node != c.per_node)
+      fail_msg("SpreadGpus(%llu, %u, %u) = %u x %u, want %u x %u", (unsigned long long)c.total, c.min_nodes,
+               c.largest, r.node_count, r.gpus_per_node, c.nodes, c.per_node);
+  }
+}
+
 void test_one_node_best_fit(void**) {
   const OneNodeCase cases[] = {
       // free 8,3,5,2: 2 GPUs fit all four, fewest free is node 3 (2).
@@ -299,6 +321,7 @@ void test_node_positions(void**) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_spread_gpus),
       cmocka_unit_test(test_one_node_best_fit),
       cmocka_unit_test(test_one_node_tie_toward_fuller_group),
       cmocka_unit_test(test_unusable_nodes_are_skipped),
