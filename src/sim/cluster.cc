@@ -43,29 +43,29 @@ bool Cluster::Fits(const Shape& shape) const {
   return false;
 }
 
-bool Cluster::FirstFit(const Shape& shape, std::vector<int32_t>* chosen) const {
+bool Cluster::FirstFit(const Shape& shape, const EligibleNodes& eligible, std::vector<int32_t>* chosen) const {
   uint32_t need = shape.node_count > 1 ? gpus_per_node_ : shape.gpus_per_node;
   for (const NodeState& n : nodes_) {
-    if (!n.usable || n.free_gpus < need) continue;
+    if (!n.usable || n.free_gpus < need || !MayRunOn(eligible, n.index)) continue;
     chosen->push_back(n.index);
     if (chosen->size() == shape.node_count) return true;
   }
   return false;
 }
 
-bool Cluster::Place(const Shape& shape, Allocation* out) {
+bool Cluster::Place(const Shape& shape, const EligibleNodes& eligible, Allocation* out) {
   *out = Allocation();
   if (!Fits(shape)) return false;
   std::vector<int32_t> chosen;
   if (packing_) {
     scratch_.clear();
     for (const NodeState& n : nodes_)
-      if (n.usable && n.free_gpus > 0) scratch_.push_back(n);
+      if (n.usable && n.free_gpus > 0 && MayRunOn(eligible, n.index)) scratch_.push_back(n);
     NodeChoice choice;
     Status st = ChooseNodes(scratch_, GpuRequest{shape.node_count, shape.gpus_per_node}, &choice);
     if (!st.ok() || !choice.feasible) return false;
     chosen = std::move(choice.nodes);
-  } else if (!FirstFit(shape, &chosen)) {
+  } else if (!FirstFit(shape, eligible, &chosen)) {
     return false;
   }
   return PlaceOn(shape, chosen, out);

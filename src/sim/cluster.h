@@ -29,6 +29,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "libbudget/policy/contract.h"
+#include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/status.h"
 
@@ -66,9 +67,10 @@ class Cluster {
 
   // Whether `shape` could start now without preempting anything.
   bool Fits(const Shape& shape) const;
-  // Chooses nodes by the placement rule and takes the GPUs. False (nothing
-  // taken) if the job does not fit.
-  bool Place(const Shape& shape, Allocation* out);
+  // Chooses nodes by the placement rule among those in `eligible` (null:
+  // every node) and takes the GPUs. False (nothing taken) if the job does
+  // not fit.
+  bool Place(const Shape& shape, const EligibleNodes& eligible, Allocation* out);
   // Takes the GPUs on the given nodes (a preemption plan's targets).
   // False (nothing taken) if they do not have room.
   bool PlaceOn(const Shape& shape, const std::vector<int32_t>& nodes, Allocation* out);
@@ -82,7 +84,7 @@ class Cluster {
 
  private:
   void Take(int32_t node, uint32_t gpus, Allocation* out);
-  bool FirstFit(const Shape& shape, std::vector<int32_t>* chosen) const;
+  bool FirstFit(const Shape& shape, const EligibleNodes& eligible, std::vector<int32_t>* chosen) const;
 
   uint32_t gpus_per_node_;
   bool packing_;

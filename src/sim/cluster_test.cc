@@ -3,6 +3,7 @@
 // release.
 #include "libbudget/testing/test_support.h"
 
+#include <memory>
 #include <vector>
 
 #include "libbudget/policy/packing.h"
@@ -36,7 +37,7 @@ void test_best_fit_matches_the_core_on_the_whole_list(void**) {
   // A 2-GPU job: best fit is node 1 (3 free, the fewest that fit).
   NodeChoice core;
   assert_true(ChooseNodes(c.nodes(), GpuRequest{1, 2}, &core).ok());
-  assert_true(c.Place(Shape{1, 2}, &a3));
+  assert_true(c.Place(Shape{1, 2}, nullptr, &a3));
   assert_int_equal(a3.nodes[0].node, core.nodes[0]);
   assert_int_equal(a3.nodes[0].node, 1);
   // Node 1 had GPUs 0-4 taken: the job gets GPUs 5 and 6.
@@ -44,7 +45,7 @@ void test_best_fit_matches_the_core_on_the_whole_list(void**) {
   // A 16-GPU job: whole free nodes 0 and 3, as the core says.
   Allocation big;
   assert_true(ChooseNodes(c.nodes(), GpuRequest{2, 8}, &core).ok());
-  assert_true(c.Place(Shape{2, 8}, &big));
+  assert_true(c.Place(Shape{2, 8}, nullptr, &big));
   assert_int_equal(big.nodes.size(), 2);
   assert_int_equal(big.nodes[0].node, core.nodes[0]);
   assert_int_equal(big.nodes[1].node, core.nodes[1]);
@@ -65,15 +66,15 @@ void test_first_fit_takes_the_lowest_node(void**) {
   Allocation a, b;
   assert_true(c.PlaceOn(Shape{1, 6}, {1}, &a));
   // Best fit would pick node 1 (2 free); first fit takes node 0.
-  assert_true(c.Place(Shape{1, 2}, &b));
+  assert_true(c.Place(Shape{1, 2}, nullptr, &b));
   assert_int_equal(b.nodes[0].node, 0);
 }
 
 void test_refuses_what_does_not_fit(void**) {
   Cluster c(2, 8, {}, true);
   Allocation a, b;
-  assert_true(c.Place(Shape{2, 8}, &a));
-  assert_false(c.Place(Shape{1, 1}, &b));
+  assert_true(c.Place(Shape{2, 8}, nullptr, &a));
+  assert_false(c.Place(Shape{1, 1}, nullptr, &b));
   assert_int_equal(b.nodes.size(), 0);
   // PlaceOn a full node, or the wrong number of nodes, takes nothing.
   assert_false(c.PlaceOn(Shape{1, 1}, {0}, &b));
@@ -92,8 +93,30 @@ void test_topology_groups_reach_the_core(void**) {
   assert_true(c.PlaceOn(Shape{1, 8}, {1}, &a));
   assert_true(c.PlaceOn(Shape{1, 4}, {0}, &b));
   assert_true(c.PlaceOn(Shape{1, 4}, {2}, &b));
-  assert_true(c.Place(Shape{1, 4}, &d));
+  assert_true(c.Place(Shape{1, 4}, nullptr, &d));
   assert_int_equal(d.nodes[0].node, 0);
+}
+
+void test_places_only_on_eligible_nodes(void**) {
+  // Four empty nodes; the job may use nodes 2 and 3 only (its GPU type's).
+  // Best fit among equals is the lowest index: node 2, not node 0. First
+  // fit takes node 2 as well. With 2 and 3 full, it fits nowhere it may go
+  // though nodes 0 and 1 are empty.
+  for (bool packing : {true, false}) {
+    Cluster c(4, 8, {}, packing);
+    budget::NodeSet set;
+    set.Add(2);
+    set.Add(3);
+    budget::EligibleNodes eligible = std::make_shared<const budget::NodeSet>(set);
+    Allocation a, b, d;
+    assert_true(c.Place(Shape{1, 4}, eligible, &a));
+    assert_int_equal(a.nodes[0].node, 2);
+    assert_true(c.PlaceOn(Shape{1, 4}, {2}, &b));
+    assert_true(c.PlaceOn(Shape{1, 8}, {3}, &b));
+    assert_false(c.Place(Shape{1, 1}, eligible, &d));
+    assert_true(c.Place(Shape{1, 1}, nullptr, &d));
+    assert_int_equal(d.nodes[0].node, 0);
+  }
 }
 
 }  // namespace
@@ -105,6 +128,7 @@ int main() {
       cmocka_unit_test(test_first_fit_takes_the_lowest_node),
       cmocka_unit_test(test_refuses_what_does_not_fit),
       cmocka_unit_test(test_topology_groups_reach_the_core),
+      cmocka_unit_test(test_places_only_on_eligible_nodes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

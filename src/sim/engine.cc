@@ -177,6 +177,9 @@ class Engine {
   Cluster cluster_;
   std::unique_ptr<RunMetrics> metrics_;
   std::vector<SimJob> jobs_;
+  // Per GPU type of the workload (Workload::gpu_types), the nodes of that
+  // type (EngineOptions::gpu_types); an empty set when no node has it.
+  std::vector<EligibleNodes> type_nodes_;
   std::vector<RunningJob> running_;     // the core's records, nodes filled
   std::vector<uint32_t> running_jobs_;  // parallel: job index
   std::vector<size_t> open_segment_;    // per job, timeline index
@@ -341,6 +344,7 @@ const WaitingJob* ClassWalk::Fill(uint32_t job, WaitingJob* out) const {
   out->user_priority = e_.w_.jobs[job].priority;
   out->submit_time = j.queue_submit;
   out->time_limit = e_.w_.jobs[job].time_limit;
+  out->eligible = j.eligible;
   return out;
 }
 
@@ -395,6 +399,7 @@ SlurmJob Engine::MakeSlurmJob(uint32_t job) const {
   s.request = GpuRequest{j.shape.node_count, j.shape.gpus_per_node};
   s.time_limit = opt_.exact_runtimes ? j.remaining : w_.jobs[job].time_limit;
   s.min_runtime = j.min_runtime;
+  s.eligible = j.eligible;
   return s;
 }
 
@@ -415,6 +420,18 @@ Status Engine::Run() {
   for (const NodeDrain& d : opt_.drains) {
     if (d.node < 0 || uint32_t(d.node) >= opt_.nodes)
       return Status::InvalidArgument("drain: node index " + std::to_string(d.node) + " outside the cluster");
+  }
+  if (!opt_.gpu_types.empty() && opt_.gpu_types.size() != opt_.nodes)
+    return Status::InvalidArgument("cluster: " + std::to_string(opt_.gpu_types.size()) + " GPU types for " +
+                                   std::to_string(opt_.nodes) + " nodes");
+  type_nodes_.clear();
+  for (const std::string& type : w_.gpu_types) {
+    NodeSet nodes;
+    for (uint32_t i = 0; i < opt_.gpu_types.size(); ++i) {
+      NodeOffers offers{{opt_.gpu_types[i]}, {opt_.gpu_types[i]}};
+      if (NodeMatches(offers, NodeAsks{type, ""})) nodes.Add(int32_t(i));
+    }
+    type_nodes_.push_back(std::make_shared<const NodeSet>(std::move(nodes)));
   }
   jobs_.assign(w_.jobs.size(), SimJob());
   is_boosted_.assign(w_.jobs.size(), 0);
@@ -604,10 +621,14 @@ void Engine::Arrive(uint32_t job, TimePoint now) {
   j.shape = ShapeFor(t.gpus, cluster_.gpus_per_node());
   j.remaining = t.duration;
   j.min_runtime = t.min_runtime;
+  j.eligible = t.gpu_type == kAnyGpuType ? nullptr : type_nodes_[size_t(t.gpu_type)];
   std::string why;
   bool admitted = false;
   if (j.shape.node_count > cluster_.nodes().size()) {
     why = "asks for more GPUs than the cluster has (" + std::to_string(cluster_.capacity()) + ")";
+  } else if (j.eligible && j.shape.node_count > j.eligible->Count()) {
+    why = "asks for more " + w_.gpu_types[size_t(t.gpu_type)] + " GPUs than the cluster has (" +
+          std::to_string(j.eligible->Count() * cluster_.gpus_per_node()) + ")";
   } else {
     admitted = policy_->Admit(job, &j.min_runtime, &why);
   }
@@ -636,7 +657,7 @@ void Engine::Enqueue(uint32_t job, TimePoint now, TimePoint eligible_at) {
   waiting_requests_.Add(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   if (suite()) {
     JobShape shape = policy_->PendingShape(job);
-    waiting_classes_.Add(policy_->LaneOf(job), shape, policy_->KeyOf(job));
+    waiting_classes_.Add(policy_->LaneOf(job), shape, j.eligible, policy_->KeyOf(job));
   }
 }
 
@@ -711,7 +732,7 @@ void Engine::RefreshHold(TimePoint now) {
   if (hero >= 0) {
     const SimJob& j = jobs_[hero];
     HeroCandidate candidate{w_.jobs[hero].id, GpuRequest{j.shape.node_count, j.shape.gpus_per_node},
-                            std::max(j.queue_submit, j.eligible_at)};
+                            std::max(j.queue_submit, j.eligible_at), j.eligible};
     if (!PlanHero(cluster_.nodes(), running_, candidate, config_.hero_wait, now, &plan).ok()) plan = HeroPlan();
   }
   // A hold released, moved to other nodes or to a later start may free
@@ -829,11 +850,14 @@ bool Engine::SchedulerPreempts(uint32_t job, TimePoint now) {
   std::vector<Standing> standings = policy_->standings();
   policy_->AddCommitments(running_, now, &standings);
   PreemptionPlan plan;
-  Status st = ChoosePreemption(shape, running_, cluster_.nodes(), standings, policy_->scale(), now, &plan);
+  std::vector<NodeState> nodes = cluster_.nodes();
+  KeepEligible(jobs_[job].eligible, &nodes);
+  Status st = ChoosePreemption(shape, running_, nodes, standings, policy_->scale(), now, &plan);
   if (!st.ok() || !plan.feasible || plan.victims.empty()) return false;
   for (const Victim& v : plan.victims) Stop(v.job_id - 1, now, RunEnd::kPreempted, shape.job_id);
   Allocation a;
-  if (!cluster_.PlaceOn(jobs_[job].shape, plan.target_nodes, &a) && !cluster_.Place(jobs_[job].shape, &a))
+  if (!cluster_.PlaceOn(jobs_[job].shape, plan.target_nodes, &a) &&
+      !cluster_.Place(jobs_[job].shape, jobs_[job].eligible, &a))
     return false;
   Start(job, now, a);
   return true;
@@ -877,6 +901,7 @@ void Engine::TimeslicePass(TimePoint now) {
         wj.user_priority = w_.jobs[job].priority;
         wj.submit_time = j.queue_submit;
         wj.time_limit = w_.jobs[job].time_limit;
+        wj.eligible = j.eligible;
       }
     }
     plan = planner_.Plan(in, now);
@@ -923,7 +948,8 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
   SimJob& j = jobs_[job];
   const TraceJob& t = w_.jobs[job];
   if (suite())
-    waiting_classes_.Remove(policy_->LaneOf(job), ShapeClass::Of(policy_->PendingShape(job)), policy_->KeyOf(job));
+    waiting_classes_.Remove(policy_->LaneOf(job), ShapeClass::Of(policy_->PendingShape(job), j.eligible.get()),
+                            policy_->KeyOf(job));
   waiting_requests_.Remove(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   policy_->Dequeue(job);
   if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends

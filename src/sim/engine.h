@@ -41,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "libbudget/config/config.h"
@@ -68,6 +69,10 @@ struct EngineOptions {
   uint32_t nodes = 128;
   uint32_t gpus_per_node = 8;
   std::vector<int32_t> groups;  // topology group per node (optional)
+  // GPU type per node (optional; a mixed fleet, --gpu-types): node i has
+  // GPUs of type gpu_types[i] and the node feature of that name. A job
+  // asking for a type runs only on its nodes (libbudget/policy/eligibility.h).
+  std::vector<std::string> gpu_types;
   bool packing = true;
   TimePoint until = -1;
   // Baselines that preempt in Slurm's scheduler: core choices per main pass.

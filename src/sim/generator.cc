@@ -167,6 +167,11 @@ class SpecParser {
     s->priority = static_cast<uint32_t>(d);
     if (!(st = Number(obj, path, "unallocated_share", 0, false, &s->unallocated_share)).ok()) return st;
     if (s->unallocated_share > 1) return Error(path + ".unallocated_share", "must be in [0, 1]");
+    if (json_object_object_get_ex(obj, "gpu_type", &v)) {
+      if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0)
+        return Error(path + ".gpu_type", "must be a non-empty string (a GPU type, e.g. \"b200\")");
+      s->gpu_type = json_object_get_string(v);
+    }
     if (json_object_object_get_ex(obj, "time_limit_factor", &v)) {
       // >= 1: a factor is headroom over the work; a limit shorter than the
       // work is for a trace to state per job, not for a stream to draw.
@@ -298,6 +303,7 @@ Status GenerateWorkload(const ScenarioSpec& spec, Workload* out, double time_lim
         job.min_runtime = unallocated ? 0 : s.min_runtime;
         job.resumable = s.resumable;
         job.priority = s.priority;
+        job.gpu_type = out->InternGpuType(s.gpu_type);
         out->jobs.push_back(job);
       }
     }

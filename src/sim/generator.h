@@ -62,6 +62,7 @@ struct StreamSpec {
   bool resumable = true;
   uint32_t priority = 0;
   double unallocated_share = 0;
+  std::string gpu_type;  // the GPU type its jobs ask for; "" any
   // Unset: the factor GenerateWorkload is given.
   std::optional<double> time_limit_factor;
 };

@@ -1,7 +1,11 @@
 // The native trace: the simulator's own CSV, the one the generator writes.
 // Its 9th column, time_limit, came later: a file may have 8 columns (then
-// every limit is derived) or 9 (an empty field is derived).
+// every limit is derived) or 9 (an empty field is derived). The 10th,
+// gpu_type, is the GPU type a job asks for on a mixed fleet (budget-sim
+// --gpu-types); empty: any GPU.
 #include "sim/trace_formats.h"
+
+#include <cctype>
 
 namespace budget {
 namespace sim {
@@ -31,16 +35,23 @@ Status TimeLimitField(const std::string& file, uint64_t line, const Field& f, Se
   return Status::Ok();
 }
 
+bool ValidGpuType(std::string_view type) {
+  if (type.empty() || type.size() > 64) return false;
+  for (char c : type)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return true;
+}
+
 }  // namespace
 
 Status ReadNative(std::string_view text, const std::string& file, const TraceOptions& options,
                   Workload* out, ReadStats* stats) {
   FormatSpec spec;
   spec.header = {"submit", "account", "user", "gpus",
-                 "duration", "min_runtime", "resumable", "priority", "time_limit"};
+                 "duration", "min_runtime", "resumable", "priority", "time_limit", "gpu_type"};
   spec.required_columns = 8;
   const double factor = options.time_limit_factor;
-  RowParser parse = [&file, factor](const std::vector<Field>& f, uint64_t line, size_t columns,
+  RowParser parse = [&file, factor, out](const std::vector<Field>& f, uint64_t line, size_t columns,
                                     TraceJob* job, std::string* account, std::string* user,
                                     bool*) -> Status {
     if (f.size() != columns)
@@ -68,7 +79,14 @@ Status ReadNative(std::string_view text, const std::string& file, const TraceOpt
     if (v > UINT32_MAX)
       return Status::InvalidArgument(Where(file, line, f[7].column, "priority: too large"));
     job->priority = static_cast<uint32_t>(v);
-    if (columns == 9 && !f[8].text.empty()) return TimeLimitField(file, line, f[8], &job->time_limit);
+    if (columns == 10 && !f[9].text.empty()) {
+      if (!ValidGpuType(f[9].text))
+        return Status::InvalidArgument(Where(file, line, f[9].column,
+                                             "gpu_type: letters, digits, '_' and '-' only, got '" +
+                                                 std::string(f[9].text) + "'"));
+      job->gpu_type = out->InternGpuType(std::string(f[9].text));
+    }
+    if (columns >= 9 && !f[8].text.empty()) return TimeLimitField(file, line, f[8], &job->time_limit);
     job->time_limit = DeriveTimeLimit(job->duration, factor);
     return Status::Ok();
   };

@@ -1,5 +1,8 @@
 #include "sim/options.h"
 
+#include <cctype>
+#include <cstdlib>
+
 #include <cstring>
 
 #include "libbudget/config/time_string.h"
@@ -94,6 +97,8 @@ std::string UsageText() {
       "  --nodes N                nodes (default 128)\n"
       "  --gpus-per-node G        GPUs per node (default 8)\n"
       "  --topology-group-size K  nodes per topology group (default: none)\n"
+      "  --gpu-types T:N,...      a mixed fleet: N nodes of GPU type T each, in order\n"
+      "                           (sets --nodes; jobs of a type run on its nodes only)\n"
       "  --tree FILE              allocation tree JSON (default: flat, equal shares)\n"
       "  --config FILE            budget.conf (default: built-in defaults)\n"
       "  --packing on|off         core best-fit packing or first fit (default on)\n"
@@ -124,6 +129,37 @@ std::string UsageText() {
       "  --no-progress            no progress bar on stderr\n"
       "  --help, --version\n";
 }
+
+namespace {
+
+// --gpu-types "b200:16,h100:16": node types in order; sets the node count.
+Status GpuTypes(const std::string& opt, const std::string& v, EngineOptions* engine) {
+  std::vector<std::string> types;
+  size_t pos = 0;
+  while (pos <= v.size()) {
+    size_t end = v.find(',', pos);
+    if (end == std::string::npos) end = v.size();
+    std::string entry = v.substr(pos, end - pos);
+    size_t colon = entry.find(':');
+    std::string type = entry.substr(0, colon);
+    bool type_ok = !type.empty() && type.size() <= 64;
+    for (char c : type) type_ok = type_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    char* rest = nullptr;
+    std::string count = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    long n = count.empty() ? 0 : std::strtol(count.c_str(), &rest, 10);
+    if (!type_ok || count.empty() || *rest != '\0' || n < 1 || n > (1 << 20) ||
+        types.size() + size_t(n) > (size_t(1) << 20))
+      return Status::InvalidArgument(opt + ": expected TYPE:NODES[,TYPE:NODES...] (e.g. b200:16,h100:16), got '" +
+                                     entry + "'");
+    types.insert(types.end(), size_t(n), type);
+    pos = end + 1;
+  }
+  engine->gpu_types = std::move(types);
+  engine->nodes = uint32_t(engine->gpu_types.size());
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status ParseOptions(int argc, char** argv, SimOptions* o) {
   for (int i = 1; i < argc; ++i) {
@@ -182,6 +218,8 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     } else if (opt == "--gpus-per-node") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 64, &n)).ok())
         o->engine.gpus_per_node = uint32_t(n);
+    } else if (opt == "--gpu-types") {
+      if ((st = need(&v)).ok()) st = GpuTypes(opt, v, &o->engine);
     } else if (opt == "--topology-group-size") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 1 << 20, &n)).ok())
         o->group_size = uint32_t(n);

@@ -47,6 +47,8 @@ struct SimJob {
   int32_t running_slot = -1;  // index in the engine's running list
   uint32_t preemptions = 0;
   bool allocated_run = false;  // the current run is allocated work
+  // The nodes it may run on (its GPU type's; null: every node).
+  EligibleNodes eligible;
   Allocation allocation;
 };
 

@@ -213,7 +213,11 @@ std::string DefaultContractNote(const ReadStats& stats, const TraceOptions& opti
 }
 
 std::string FormatNativeCsv(const Workload& w) {
-  std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n";
+  // The gpu_type column only when some job asks for a type: a one-type
+  // workload keeps the 9 columns it always had.
+  const bool typed = !w.gpu_types.empty();
+  std::string s = "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit";
+  s += typed ? ",gpu_type\n" : "\n";
   char buf[128];
   for (const TraceJob& j : w.jobs) {
     s += std::to_string(j.submit);
@@ -221,10 +225,12 @@ std::string FormatNativeCsv(const Workload& w) {
     s += CsvField(w.accounts[j.account]);
     s += ',';
     s += CsvField(w.UserName(j.user));
-    std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u,%lld\n", j.gpus,
+    std::snprintf(buf, sizeof buf, ",%u,%lld,%lld,%d,%u,%lld", j.gpus,
                   static_cast<long long>(j.duration), static_cast<long long>(j.min_runtime),
                   j.resumable ? 1 : 0, j.priority, static_cast<long long>(j.time_limit));
     s += buf;
+    if (typed) s += "," + (j.gpu_type == kAnyGpuType ? std::string() : w.gpu_types[size_t(j.gpu_type)]);
+    s += '\n';
   }
   return s;
 }

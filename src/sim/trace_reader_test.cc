@@ -95,17 +95,20 @@ void test_native_errors_name_file_line_column(void**) {
 }
 
 void test_native_header_is_required(void**) {
-  // The 9th column is optional (8-column traces predate it); any other
-  // header is refused with the same message, the optional part bracketed.
+  // The 9th and 10th columns are optional (8-column traces predate them);
+  // any other header is refused with the same message, the optional part
+  // bracketed.
   const char* kWant =
       "t.csv:1:1: header: expected 'submit,account,user,gpus,duration,"
-      "min_runtime,resumable,priority[,time_limit]'";
+      "min_runtime,resumable,priority[,time_limit[,gpu_type]]'";
   const char* bad_headers[] = {
       "submit,account\n1,a\n",
       // 9 columns, but the 9th misnamed.
       "submit,account,user,gpus,duration,min_runtime,resumable,priority,timelimit\n",
-      // 10 columns: one more than the format has.
+      // 10 columns, the 10th misnamed.
       "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit,x\n",
+      // 11 columns: one more than the format has.
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit,gpu_type,x\n",
   };
   Workload w;
   ReadStats stats;

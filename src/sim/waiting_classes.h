@@ -54,8 +54,10 @@ class WaitingClasses {
   size_t class_count() const { return count_; }
   const std::vector<Class>& lane(size_t lane) const { return lanes_[lane]; }
 
-  void Add(size_t lane, const JobShape& job, const PendingQueue::Key& key) {
-    const ShapeClass shape = ShapeClass::Of(job);
+  // `eligible`: the job's nodes (one shared set per GPU type; null: every
+  // node), part of its class.
+  void Add(size_t lane, const JobShape& job, const EligibleNodes& eligible, const PendingQueue::Key& key) {
+    const ShapeClass shape = ShapeClass::Of(job, eligible.get());
     Class* c = Find(lane, shape);
     if (!c) {
       lanes_[lane].push_back(Class{shape, job.quick, IsServable(job), uint32_t(count_++), {}});

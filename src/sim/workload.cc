@@ -56,6 +56,14 @@ int32_t Workload::InternUser(const std::string& name) {
   return Intern(name, &user_index_, &users);
 }
 
+int32_t Workload::InternGpuType(const std::string& name) {
+  if (name.empty()) return kAnyGpuType;
+  for (size_t i = 0; i < gpu_types.size(); ++i)
+    if (gpu_types[i] == name) return int32_t(i);
+  gpu_types.push_back(name);
+  return int32_t(gpu_types.size() - 1);
+}
+
 const std::string& Workload::UserName(int32_t user) const {
   static const std::string kEmpty;
   return user == kNoUser ? kEmpty : users[user];

@@ -79,17 +79,24 @@ struct TraceJob {
   Seconds time_limit = 0;
   bool resumable = false;
   uint32_t priority = 0;
+  // The GPU type it asks for (Workload::gpu_types), or kAnyGpuType.
+  int32_t gpu_type = -1;
 };
+
+constexpr int32_t kAnyGpuType = -1;
 
 class Workload {
  public:
   std::vector<TraceJob> jobs;
   std::vector<std::string> accounts;
   std::vector<std::string> users;
+  std::vector<std::string> gpu_types;  // the types jobs ask for
 
   // Index of `name`, added on first use.
   int32_t InternAccount(const std::string& name);
   int32_t InternUser(const std::string& name);
+  // "" is kAnyGpuType.
+  int32_t InternGpuType(const std::string& name);
   // "" for kNoUser.
   const std::string& UserName(int32_t user) const;
 

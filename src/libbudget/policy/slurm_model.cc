@@ -15,6 +15,7 @@ namespace {
 std::vector<NodeState> NodesFor(const std::vector<NodeState>& nodes, const HeroPlan& hold, const SlurmJob& job,
                                 TimePoint now) {
   std::vector<NodeState> view = nodes;
+  KeepEligible(job.eligible, &view);
   if (!hold.active || MayUseHeldNodes(hold, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now))
     return view;
   for (NodeState& n : view)
@@ -100,6 +101,7 @@ class Backfill {
   // limit; false if none.
   bool ChooseNow(const SlurmJob& job, bool may_use_held, std::vector<int32_t>* chosen) const {
     std::vector<NodeState> view = nodes_;
+    KeepEligible(job.eligible, &view);
     for (size_t p = 0; p < view.size(); ++p)
       if ((held_[p] && !may_use_held) || Conflicts(p, now_, job.time_limit)) view[p].usable = false;
     NodeChoice choice;
@@ -211,8 +213,9 @@ class Backfill {
     return t;
   }
 
-  bool Usable(size_t p, const GpuRequest& r, bool may_use_held) const {
-    return nodes_[p].usable && (!held_[p] || may_use_held) && nodes_[p].total_gpus >= r.gpus_per_node;
+  bool Usable(size_t p, const SlurmJob& job, bool may_use_held) const {
+    return nodes_[p].usable && (!held_[p] || may_use_held) && nodes_[p].total_gpus >= job.request.gpus_per_node &&
+           MayRunOn(job.eligible, nodes_[p].index);
   }
 
   void EnsureCache(uint32_t gpus) {
@@ -227,7 +230,7 @@ class Backfill {
     TimePoint best = kNeverEnds;
     ties_.clear();
     for (size_t p = 0; p < nodes_.size(); ++p) {
-      if (!Usable(p, job.request, may_use_held)) continue;
+      if (!Usable(p, job, may_use_held)) continue;
       TimePoint t = FreeFrom(p, g);
       if (t > best) continue;
       if (!reserved_[p].empty()) t = Unreserved(p, t, job.time_limit);
@@ -261,7 +264,7 @@ class Backfill {
     sweep_.clear();
     open_.clear();  // (position, [from, to)) in position order
     for (size_t p = 0; p < nodes_.size(); ++p) {
-      if (!Usable(p, r, may_use_held)) continue;
+      if (!Usable(p, job, may_use_held)) continue;
       EnsureCache(nodes_[p].total_gpus);
       TimePoint from = FreeFrom(p, nodes_[p].total_gpus);
       if (from == kNeverEnds) continue;

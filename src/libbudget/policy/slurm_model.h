@@ -6,7 +6,9 @@
 //
 // What is modelled (src/slurmctld/job_scheduler.c schedule(),
 // src/plugins/sched/backfill/backfill.c, select/cons_tres's will-run test),
-// for one partition holding every node, GPUs as the only resource:
+// GPUs as the only resource, each job on the nodes it may run on
+// (eligibility.h: the partitions, GPU types and features of a mixed
+// fleet):
 //
 // MAIN SCHEDULER (RunMainScheduler): run at job submission and job end and
 // every sched_interval. It tests the pending jobs in Slurm's queue order
@@ -37,9 +39,9 @@
 // are the packing's choice on the GPUs free at the planned start.
 //
 // NOT modelled: preemption by Slurm's schedulers (preempt/timeslice turns
-// it off; the time-slicing pass, timeslice_plan.h, preempts); several
-// partitions, QOS and association limits, advance reservations, licenses,
-// features; CPUs and memory (a job that fits in GPUs fits); time a pass
+// it off; the time-slicing pass, timeslice_plan.h, preempts); a queue per
+// partition (one queue and one fail_by_part for all), QOS and association
+// limits, advance reservations, licenses; CPUs and memory (a job that fits in GPUs fits); time a pass
 // takes (passes are instantaneous, so bf_max_time and yielding never cut
 // one short).
 //
@@ -56,6 +58,7 @@
 #include <vector>
 
 #include "libbudget/policy/contract.h"
+#include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/hero_plan.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/policy/scheduler_params.h"
@@ -69,6 +72,7 @@ struct SlurmJob {
   GpuRequest request;       // nodes x GPUs per node
   Seconds time_limit = -1;  // < 0: unlimited
   Seconds min_runtime = 0;  // for the hero hold
+  EligibleNodes eligible;   // the nodes it may run on (null: every node)
 };
 
 // Slurm's queue: the jobs that may start now (eligible, not held, begin
