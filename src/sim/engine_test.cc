@@ -312,6 +312,45 @@ void test_rejections_are_counted_per_reason(void**) {
   assert_int_equal(out.result.rejections.size(), 3);
 }
 
+// The nodes job `id` first started on, or empty.
+std::vector<int32_t> StartNodes(const RunOutput& out, uint32_t id) {
+  for (const Decision& d : out.decisions)
+    if (d.kind == Decision::Kind::kStart && d.job_id == id) return d.nodes;
+  return {};
+}
+
+void test_a_mixed_fleet_frees_and_places_by_type(void**) {
+  // Nodes n1, n2 H100 (0, 1), n3 B200 (2). Team a fills them: job 1 on
+  // the B200 node at 0 (it asks for B200), jobs 2, 3 (any type) on the
+  // H100 nodes at 0; all 8 GPUs, 2000 s, protected 299 s. At 10 team b
+  // asks for 8 B200 GPUs (projected (0 + 8 x 200) / entitlement far below
+  // a's ratio: allowed by rank). Jobs 2 and 3 started with job 1, so no
+  // age tells them apart: without eligibility the first victim would be
+  // job 3 (the highest id among equals), on n2, an H100 node. With it only
+  // job 1, on n3, may go: the first pass after its protection ends at 299 + 1 (contract.h),
+  // i.e. the pass at 300, preempts it, and job 4 starts on n3 (index 2).
+  Workload w = MakeWorkload({{0, "a", 8, 2000, 299, true, 0},
+                             {0, "a", 8, 2000, 299, true, 0},
+                             {0, "a", 8, 2000, 299, true, 0},
+                             {10, "b", 8, 100, 200, true, 0}});
+  w.jobs[0].gpu_type = w.InternGpuType("b200");
+  w.jobs[3].gpu_type = w.InternGpuType("b200");
+  EngineOptions options;
+  options.gpu_types = {"h100", "h100", "b200"};
+  RunOutput out = RunTwoTeams("budget", w, 3, 1000, options);
+  assert_true((StartNodes(out, 1) == std::vector<int32_t>{2}));
+  AssertPreempted(out, 1, 300, 4);
+  assert_int_equal(PreemptTime(out, 2), -1);
+  assert_int_equal(PreemptTime(out, 3), -1);
+  assert_true((StartNodes(out, 4) == std::vector<int32_t>{2}));
+  // A type no node has, or more of it than the fleet holds, is refused.
+  Workload bad = MakeWorkload({{0, "a", 8, 100, 60, true, 0}, {0, "a", 16, 100, 60, true, 0}});
+  bad.jobs[0].gpu_type = bad.InternGpuType("b300");
+  bad.jobs[1].gpu_type = bad.InternGpuType("b200");
+  out = RunTwoTeams("budget", bad, 3, 1000, options);
+  assert_int_equal(out.result.rejected, 2);
+}
+
 void test_a_min_runtime_past_the_time_limit_is_one_reason(void**) {
   // Time limits are derived: 2 x 600 s = 20 min. Min-runtimes of 30 and 40
   // min are both longer: one reason, not one per value.
@@ -372,30 +411,36 @@ void test_the_walk_by_class_decides_as_the_vector_walk(void**) {
   // scenarios/mixed_sizes (six teams, 1 to 64 GPUs, free work) at 1.5x its
   // demand, whose queue grows past the pass's window
   // (TimeslicePlanner::kMaxJobsTried), with a drain, both runs are the same
-  // run.
+  // run; and on scenarios/mixed_fleet, whose typed jobs form classes of
+  // their own (a class is also its eligible nodes), on 8 B200 and 8 H100
+  // nodes.
   const char* srcdir = std::getenv("srcdir");
-  std::string dir = std::string(srcdir ? srcdir : ".") + "/../../scenarios/mixed_sizes/";
-  ScenarioSpec spec;
-  assert_true(ParseScenarioFile(dir + "scenario.json", &spec).ok());
-  for (TeamSpec& team : spec.teams)  // 3.75x demand: a queue past the window
-    for (StreamSpec& stream : team.streams) stream.per_hour *= 1.5;
-  Workload w;
-  assert_true(GenerateWorkload(spec, &w).ok());
-  AllocationTree tree;
-  assert_true(AllocationTree::ParseFile(dir + "tree.json", &tree, nullptr).ok());
-  EngineOptions options;
-  options.drains.push_back(NodeDrain{2, 30 * 3600, 36 * 3600});
-  RunOutput by_class = Run("budget", w, tree, 16, 7 * 86400, BudgetConfig(), options);
-  options.walk_by_class = false;
-  RunOutput by_vector = Run("budget", w, tree, 16, 7 * 86400, BudgetConfig(), options);
-  assert_true(by_class.result.still_waiting > budget::TimeslicePlanner::kMaxJobsTried);
-  assert_true(by_class.result.preemptions > 1000);
-  assert_int_equal(by_class.timeline.size(), by_vector.timeline.size());
-  for (size_t i = 0; i < by_class.timeline.size(); ++i) {
-    const Segment& a = by_class.timeline[i];
-    const Segment& b = by_vector.timeline[i];
-    assert_true(a.job == b.job && a.start == b.start && a.end == b.end && a.ended == b.ended &&
-                a.preempted_by == b.preempted_by);
+  for (const char* scenario : {"mixed_sizes", "mixed_fleet"}) {
+    std::string dir = std::string(srcdir ? srcdir : ".") + "/../../scenarios/" + scenario + "/";
+    ScenarioSpec spec;
+    assert_true(ParseScenarioFile(dir + "scenario.json", &spec).ok());
+    for (TeamSpec& team : spec.teams)  // 3.75x demand: a queue past the window
+      for (StreamSpec& stream : team.streams) stream.per_hour *= 1.5;
+    Workload w;
+    assert_true(GenerateWorkload(spec, &w).ok());
+    AllocationTree tree;
+    assert_true(AllocationTree::ParseFile(dir + "tree.json", &tree, nullptr).ok());
+    EngineOptions options;
+    options.drains.push_back(NodeDrain{2, 30 * 3600, 36 * 3600});
+    if (std::string(scenario) == "mixed_fleet")
+      for (int i = 0; i < 16; ++i) options.gpu_types.push_back(i < 8 ? "b200" : "h100");
+    RunOutput by_class = Run("budget", w, tree, 16, 7 * 86400, BudgetConfig(), options);
+    options.walk_by_class = false;
+    RunOutput by_vector = Run("budget", w, tree, 16, 7 * 86400, BudgetConfig(), options);
+    assert_true(by_class.result.still_waiting > budget::TimeslicePlanner::kMaxJobsTried);
+    assert_true(by_class.result.preemptions > 1000);
+    assert_int_equal(by_class.timeline.size(), by_vector.timeline.size());
+    for (size_t i = 0; i < by_class.timeline.size(); ++i) {
+      const Segment& a = by_class.timeline[i];
+      const Segment& b = by_vector.timeline[i];
+      assert_true(a.job == b.job && a.start == b.start && a.end == b.end && a.ended == b.ended &&
+                  a.preempted_by == b.preempted_by);
+    }
   }
 }
 
@@ -417,6 +462,7 @@ int main() {
       cmocka_unit_test(test_non_resumable_starts_over),
       cmocka_unit_test(test_rejections_and_horizon),
       cmocka_unit_test(test_rejections_are_counted_per_reason),
+      cmocka_unit_test(test_a_mixed_fleet_frees_and_places_by_type),
       cmocka_unit_test(test_a_min_runtime_past_the_time_limit_is_one_reason),
       cmocka_unit_test(test_waiting_jobs_count_with_their_wait_so_far),
       cmocka_unit_test(test_free_work_is_owed_nothing),

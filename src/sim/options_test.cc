@@ -51,6 +51,14 @@ struct FactorCase {
   double want;
 };
 
+void test_gpu_types_make_the_fleet(void**) {
+  // b200:2,h100:3: five nodes, the first two B200.
+  SimOptions o;
+  assert_true(Parse({"--trace", "a", "--gpu-types", "b200:2,h100:3"}, &o).ok());
+  assert_int_equal(o.engine.nodes, 5);
+  assert_true((o.engine.gpu_types == std::vector<std::string>{"b200", "b200", "h100", "h100", "h100"}));
+}
+
 void test_time_limit_factor(void**) {
   // Default 2; any finite number >= 1, as "--opt V" or "--opt=V".
   SimOptions defaults;
@@ -118,6 +126,14 @@ void test_bad_input_names_the_option(void**) {
       {{"--trace", "a", "--time-limit-factor="},
        "--time-limit-factor: expected a finite number >= 1, got ''"},
       {{"--trace", "a", "--time-limit-factor"}, "--time-limit-factor: needs a value"},
+      {{"--trace", "a", "--gpu-types", "b200"},
+       "--gpu-types: expected TYPE:NODES[,TYPE:NODES...] (e.g. b200:16,h100:16), got 'b200'"},
+      {{"--trace", "a", "--gpu-types", "b200:4,:4"},
+       "--gpu-types: expected TYPE:NODES[,TYPE:NODES...] (e.g. b200:16,h100:16), got ':4'"},
+      {{"--trace", "a", "--gpu-types", "b200:0"},
+       "--gpu-types: expected TYPE:NODES[,TYPE:NODES...] (e.g. b200:16,h100:16), got 'b200:0'"},
+      {{"--trace", "a", "--gpu-types", "b 200:4"},
+       "--gpu-types: expected TYPE:NODES[,TYPE:NODES...] (e.g. b200:16,h100:16), got 'b 200:4'"},
   };
   for (const Bad& c : cases) {
     SimOptions o;
@@ -186,6 +202,7 @@ void test_help_needs_no_workload(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_reach_the_options),
+      cmocka_unit_test(test_gpu_types_make_the_fleet),
       cmocka_unit_test(test_time_limit_factor),
       cmocka_unit_test(test_bad_input_names_the_option),
       cmocka_unit_test(test_slurm_scheduler_options),

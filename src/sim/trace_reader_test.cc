@@ -329,6 +329,40 @@ void test_names_with_commas_and_quotes_round_trip(void**) {
   AssertSameJob(w, w.jobs[0], back, back.jobs[0]);
 }
 
+void test_gpu_types_are_read_and_written(void**) {
+  // The optional 10th column: a type per job, empty for any GPU.
+  ReadStats stats;
+  Workload w = ReadNativeOk(
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit,gpu_type\n"
+      "0,llm,a,8,3600,600,1,0,,b200\n"
+      "1,llm,a,1,60,0,1,0,,\n"
+      "2,cv,b,8,3600,600,1,0,7200,h100\n",
+      &stats);
+  assert_int_equal(w.jobs.size(), 3);
+  assert_int_equal(w.gpu_types.size(), 2);
+  assert_string_equal(w.gpu_types[size_t(w.jobs[0].gpu_type)].c_str(), "b200");
+  assert_int_equal(w.jobs[1].gpu_type, budget::sim::kAnyGpuType);
+  assert_string_equal(w.gpu_types[size_t(w.jobs[2].gpu_type)].c_str(), "h100");
+  assert_int_equal(w.jobs[2].time_limit, 7200);
+  // Written back with the column (a typeless workload keeps nine).
+  std::string text = FormatNativeCsv(w);
+  assert_non_null(strstr(text.c_str(), ",time_limit,gpu_type\n"));
+  Workload back = ReadNativeOk(text, &stats);
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    const int32_t a = w.jobs[i].gpu_type, b = back.jobs[i].gpu_type;
+    assert_true((a < 0 && b < 0) || (a >= 0 && b >= 0 && w.gpu_types[size_t(a)] == back.gpu_types[size_t(b)]));
+  }
+  // A type is a name: letters, digits, '_' and '-'.
+  Workload bad;
+  Status st = ReadNative(
+      "submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit,gpu_type\n"
+      "0,llm,a,8,3600,600,1,0,,b 200\n",
+      &bad, &stats);
+  assert_false(st.ok());
+  // Line 2; "0,llm,a,8,3600,600,1,0,," is 24 characters: column 25.
+  assert_string_equal(st.message().c_str(), "t.csv:2:25: gpu_type: letters, digits, '_' and '-' only, got 'b 200'");
+}
+
 void test_swf_maps_processors_to_gpus(void**) {
   std::string text =
       "; Version: 2.2\n"
@@ -690,6 +724,7 @@ int main() {
       cmocka_unit_test(test_quoted_fields_are_read),
       cmocka_unit_test(test_malformed_quotes_name_the_column),
       cmocka_unit_test(test_names_with_commas_and_quotes_round_trip),
+      cmocka_unit_test(test_gpu_types_are_read_and_written),
       cmocka_unit_test(test_swf_maps_processors_to_gpus),
       cmocka_unit_test(test_swf_errors),
       cmocka_unit_test(test_derive_time_limit),
