@@ -71,6 +71,9 @@ int main(int argc, char** argv) {
   if (workload.jobs.empty()) return Fail(Status::InvalidArgument("the workload has no jobs"));
   BudgetConfig config;
   if (!(st = LoadSimConfig(o.config_file, &config)).ok()) return Fail(st);
+  if (o.scenario_file.empty() && o.format != TraceFormat::kNative &&
+      !(st = CheckDefaultMinRuntime(o.trace.default_min_runtime, config)).ok())
+    return Fail(st);
   AllocationTree tree;
   std::vector<std::string> warnings;
   std::string tree_source;
