@@ -98,12 +98,17 @@ std::string UsageText() {
       "  --config FILE            budget.conf (default: built-in defaults)\n"
       "  --packing on|off         core best-fit packing or first fit (default on)\n"
       "Run:\n"
-      "  --policy LIST            of budget,fairtree,priority,fifo (default all)\n"
+      "  --policy LIST            of budget,fairtree,fairtree+qos,priority,fifo\n"
+      "                           (default budget,fairtree,priority,fifo)\n"
       "  --horizon T              stop T after the first submission (default: drain)\n"
       "  --max-preempt-attempts N fairtree/priority: preemptions per main pass (8)\n"
       "  --fairtree-half-life T   usage half-life of fairtree (7-0)\n"
       "  --preempt-exempt-time T  fairtree's global protection (1:00:00)\n"
       "  --fairtree-no-preempt    fairtree never preempts\n"
+      "  --debug-qos-max-wall T   fairtree+qos: the debug QOS's MaxWall (30:00)\n"
+      "  --debug-qos-max-jobs-per-user N  its running jobs per user (2)\n"
+      "  --debug-qos-max-gpus-per-user N  its GPUs per user (8)\n"
+      "  --qos-preempt-exempt-time T  fairtree+qos: PreemptExemptTime (30:00)\n"
       "  --high-priority-threshold N  priority: declared priority >= N is HIGH (1)\n"
       "  --debug-max-min-runtime T  debug jobs: min-runtime <= T (15)\n"
       "  --debug-max-gpus N       debug jobs: <= N GPUs (8)\n"
@@ -238,6 +243,16 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     } else if (opt == "--fairtree-no-preempt") {
       st = flag();
       o->engine.policy.fairtree_preempts = false;
+    } else if (opt == "--debug-qos-max-wall") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.policy.debug_qos_max_wall);
+    } else if (opt == "--debug-qos-max-jobs-per-user") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 20, &n)).ok())
+        o->engine.policy.debug_qos_max_jobs_per_user = uint32_t(n);
+    } else if (opt == "--debug-qos-max-gpus-per-user") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 20, &n)).ok())
+        o->engine.policy.debug_qos_max_gpus_per_user = uint32_t(n);
+    } else if (opt == "--qos-preempt-exempt-time") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.policy.qos_preempt_exempt_time);
     } else if (opt == "--high-priority-threshold") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 0, UINT32_MAX, &n)).ok())
         o->engine.policy.high_priority_threshold = uint32_t(n);
