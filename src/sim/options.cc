@@ -83,6 +83,12 @@ std::string UsageText() {
       "Workload (one of):\n"
       "  --trace FILE --format native|philly|swf   read a trace\n"
       "  --generate SPEC.json                      draw a seeded scenario\n"
+      "  --generate-family SPEC.json               run every policy on a family of mixes\n"
+      "  --count N                family: mixes (default 50)\n"
+      "  --seed S                 family: seed of the draw (default 1)\n"
+      "  --dump-mix K             family: write mix K's scenario and tree, print its replay\n"
+      "  --dump-dir DIR           where --dump-mix writes (default mix)\n"
+      "  --threads N              family: mixes run at once (default 1)\n"
       "  --write-trace FILE       also write the workload as native CSV\n"
       "  --skip-bad-rows          drop malformed rows (counted) instead of failing\n"
       "  --default-min-runtime T  contract of philly/swf jobs (default 0)\n"
@@ -166,6 +172,18 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
       if ((st = need(&v)).ok()) st = ParseTraceFormat(v, &o->format);
     } else if (opt == "--generate") {
       st = need(&o->scenario_file);
+    } else if (opt == "--generate-family") {
+      st = need(&o->family_file);
+    } else if (opt == "--count") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 100000, &n)).ok()) o->family_count = uint32_t(n);
+    } else if (opt == "--seed") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, INT64_MAX, &n)).ok()) o->family_seed = uint64_t(n);
+    } else if (opt == "--dump-mix") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 100000, &n)).ok()) o->dump_mix = n;
+    } else if (opt == "--dump-dir") {
+      st = need(&o->dump_dir);
+    } else if (opt == "--threads") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 64, &n)).ok()) o->threads = uint32_t(n);
     } else if (opt == "--write-trace") {
       st = need(&o->write_trace);
     } else if (opt == "--skip-bad-rows") {
@@ -206,6 +224,7 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
       }
     } else if (opt == "--policy") {
       if ((st = need(&v)).ok()) {
+        o->policies_given = true;
         o->policies.clear();
         size_t pos = 0;
         while (st.ok() && pos <= v.size()) {
@@ -293,8 +312,8 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     if (!st.ok()) return st;
   }
   if (o->help || o->version) return Status::Ok();
-  if (o->trace_file.empty() == o->scenario_file.empty())
-    return Status::InvalidArgument("give exactly one of --trace FILE and --generate SPEC");
+  if (int(!o->trace_file.empty()) + int(!o->scenario_file.empty()) + int(!o->family_file.empty()) != 1)
+    return Status::InvalidArgument("give exactly one of --trace FILE, --generate SPEC and --generate-family SPEC");
   return Status::Ok();
 }
 

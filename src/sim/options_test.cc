@@ -98,8 +98,8 @@ struct Bad {
 
 void test_bad_input_names_the_option(void**) {
   const Bad cases[] = {
-      {{}, "give exactly one of --trace FILE and --generate SPEC"},
-      {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE and --generate SPEC"},
+      {{}, "give exactly one of --trace FILE, --generate SPEC and --generate-family SPEC"},
+      {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE, --generate SPEC and --generate-family SPEC"},
       {{"--trace"}, "--trace: needs a value"},
       {{"--trace", "a", "--events-json"}, "--events-json: needs a value"},
       {{"--trace", "a", "--nodes", "0"}, "--nodes: expected an integer in [1, 1048576], got '0'"},
