@@ -17,6 +17,7 @@
 #include "sim/budget_policy.h"
 #include "sim/generator.h"
 #include "sim/sim_test_util.h"
+#include "sim/trace_reader.h"
 
 using namespace budget;
 using namespace budget::sim;
@@ -149,12 +150,42 @@ void test_every_preemption_keeps_the_contract(void**) {
   assert_true(served * 10 >= grants * 9);
 }
 
+void test_a_default_contract_is_never_refused(void**) {
+  // Two Philly rows under a 1 h default (10 min and 3 h of work, limits
+  // 20 min and 6 h: the first contract is cut to its 20 min limit), and a
+  // native row that declares 2 h on a 1 h limit. budget admits both Philly
+  // jobs, refused before for "min-runtime longer than the job's time limit",
+  // and still refuses the declared contract that breaks the rule.
+  TraceOptions o;
+  o.default_min_runtime = 3600;
+  Workload w;
+  ReadStats stats;
+  assert_true(ReadTraceText("timestamp,duration,num_gpus,gpu_time,cluster\n"
+                            "1970-01-01 00:00:00,600,8,4800,a\n"
+                            "1970-01-01 00:00:00,10800,8,86400,a\n",
+                            "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+  RunOutput out = Run("budget", w, MakeTree(kTwoTeams), 2, 86400);
+  // Both admitted, both finished within the day on 2 nodes.
+  assert_int_equal(out.result.rejected, 0);
+  assert_int_equal(out.result.finished, 2);
+  Workload declared;
+  assert_true(ReadTraceText("submit,account,user,gpus,duration,min_runtime,resumable,priority,time_limit\n"
+                            "0,a,a-user,8,600,7200,1,0,3600\n", "t.csv",
+                            TraceFormat::kNative, TraceOptions(), &declared, &stats).ok());
+  out = Run("budget", declared, MakeTree(kTwoTeams), 2, 86400);
+  // 2 h declared on a 1 h limit: refused, with the rule as the reason.
+  assert_int_equal(out.result.rejected, 1);
+  assert_string_equal(out.result.rejections.at(0).reason.c_str(),
+                      "min-runtime longer than the job's time limit (contract)");
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_queue_order_is_the_core_job_order),
       cmocka_unit_test(test_every_preemption_keeps_the_contract),
+      cmocka_unit_test(test_a_default_contract_is_never_refused),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -2,12 +2,15 @@
 // production runs (sim/engine.h), and compares them (doc/budget-sim.1,
 // doc/simulator.md).
 // This file only wires options to the library; every step lives elsewhere.
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "sim/engine.h"
 #include "sim/events_json.h"
+#include "sim/family_report.h"
+#include "sim/family_run.h"
 #include "sim/generator.h"
 #include "sim/options.h"
 #include "sim/output_file.h"
@@ -48,6 +51,39 @@ Status LoadWorkload(const SimOptions& o, Workload* w, std::string* note) {
   return Status::Ok();
 }
 
+// --generate-family: every policy on every mix, or one mix dumped.
+int RunFamilyCommand(const SimOptions& o) {
+  FamilySpec spec;
+  Status st = ParseFamilyFile(o.family_file, &spec);
+  if (!st.ok()) return Fail(st);
+  if (o.dump_mix >= 0) {
+    std::string command;
+    st = DumpMix(DrawMix(spec, o.family_seed, uint32_t(o.dump_mix)), o.dump_dir, &command);
+    if (!st.ok()) return Fail(st);
+    std::printf("%s\n", command.c_str());
+    return 0;
+  }
+  FamilyOptions f;
+  f.count = o.family_count;
+  f.seed = o.family_seed;
+  if (o.policies_given) f.policies = o.policies;
+  f.engine = o.engine;
+  f.threads = o.threads;
+  if (!(st = LoadSimConfig(o.config_file, &f.config)).ok()) return Fail(st);
+  auto wall = std::chrono::steady_clock::now();
+  std::vector<MixOutcome> outcomes;
+  if (!(st = RunFamily(spec, f, &outcomes)).ok()) return Fail(st);
+  std::vector<PolicySummary> summaries = Summarize(outcomes, f.policies);
+  std::fputs(FormatFamilyTable(outcomes, summaries, f, spec.days).c_str(), stdout);
+  std::printf("wall seconds %.1f\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
+  if (!o.json_file.empty() &&
+      !(st = WriteOutputFile(o.json_file, FormatFamilyJson(outcomes, summaries, f), "figures per mix, JSON", stderr))
+           .ok())
+    return Fail(st);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +98,7 @@ int main(int argc, char** argv) {
     std::puts("budget-sim " PACKAGE_VERSION);
     return 0;
   }
+  if (!o.family_file.empty()) return RunFamilyCommand(o);
   Workload workload;
   std::string note;
   if (!(st = LoadWorkload(o, &workload, &note)).ok()) return Fail(st);
@@ -71,6 +108,9 @@ int main(int argc, char** argv) {
   if (workload.jobs.empty()) return Fail(Status::InvalidArgument("the workload has no jobs"));
   BudgetConfig config;
   if (!(st = LoadSimConfig(o.config_file, &config)).ok()) return Fail(st);
+  if (o.scenario_file.empty() && o.format != TraceFormat::kNative &&
+      !(st = CheckDefaultMinRuntime(o.trace.default_min_runtime, config)).ok())
+    return Fail(st);
   AllocationTree tree;
   std::vector<std::string> warnings;
   std::string tree_source;

@@ -61,6 +61,7 @@ class LaneQueue : public SlurmQueue {
  private:
   const Engine& e_;
   TimePoint now_;
+  const bool limits_;  // the policy holds jobs over per-user limits
   size_t boosted_ = 0;
   size_t lane_ = 0;
   PendingQueue::Lane::const_iterator it_, end_;
@@ -225,7 +226,10 @@ class Engine {
   std::vector<SlurmJob> as_slurm_;             // per waiting job (AsSlurmJob)
 };
 
-LaneQueue::LaneQueue(const Engine& engine, TimePoint now) : e_(engine), now_(now) {}
+LaneQueue::LaneQueue(const Engine& engine, TimePoint now)
+    : e_(engine), now_(now), limits_(engine.policy_->has_start_limits()) {
+  if (limits_) e_.policy_->BeginSchedulerPass();
+}
 
 bool LaneQueue::Next(SlurmJob* job) {
   while (boosted_ < e_.boosted_.size()) {
@@ -247,6 +251,7 @@ bool LaneQueue::Next(SlurmJob* job) {
     }
     uint32_t index = PendingQueue::JobOf(*it_++);
     if (!e_.Eligible(index, now_) || e_.IsBoosted(index)) continue;
+    if (limits_ && !e_.policy_->MayStart(index)) continue;  // held by a QOS limit: passed over
     *job = e_.AsSlurmJob(index);
     return true;
   }
@@ -441,7 +446,7 @@ Status Engine::Run() {
   draining_.assign(opt_.nodes, 0);
   for (uint32_t i = 0; i < opt_.nodes; ++i) node_names_.push_back("n" + std::to_string(i + 1));
   for (size_t i = 0; i < tree_.size(); ++i) paths_.push_back(tree_.node(NodeId(i)).path);
-  SimContext ctx{&w_, &tree_, &config_, &opt_.policy, &jobs_, &cluster_};
+  SimContext ctx{&w_, &tree_, &config_, &opt_.policy, &jobs_, &cluster_, &opt_.thresholds};
   st = policy_->Init(ctx);
   if (!st.ok()) return st;
   waiting_classes_.Resize(policy_->queue().lane_count());

@@ -43,7 +43,7 @@ class FairTreePolicy : public Policy {
   ClusterScale scale() const override;
   TimePoint PreemptibleFrom(uint32_t job) const override;
 
- private:
+ protected:
   void Accrue(NodeId node, TimePoint now);
   Seconds exempt() const { return std::max<Seconds>(1, ctx_.options->preempt_exempt_time); }
   // Slurm exempts a run while now < start + PreemptExemptTime; the core

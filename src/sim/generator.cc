@@ -7,32 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/rng.h"
+
 namespace budget {
 namespace sim {
 
 namespace {
-
-// SplitMix64: a small, fully specified generator, so that a seed gives the
-// same jobs on every platform and standard library.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in (0, 1).
-  double Uniform() { return (static_cast<double>(Next() >> 11) + 0.5) / 9007199254740992.0; }
-  double Normal() {
-    double u1 = Uniform(), u2 = Uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-
- private:
-  uint64_t state_;
-};
 
 double Draw(const DurationDist& d, Rng* rng) {
   double v = d.a;
@@ -178,6 +158,11 @@ class SpecParser {
       if (!(st = Number(obj, path, "time_limit_factor", 1, true, &d)).ok()) return st;
       s->time_limit_factor = d;
     }
+    if (!(st = Number(obj, path, "from_hour", 0, false, &s->from_hour)).ok()) return st;
+    if (json_object_object_get_ex(obj, "hours", &v)) {
+      if (!(st = Number(obj, path, "hours", 0, true, &d)).ok()) return st;
+      s->hours = d;
+    }
     if (json_object_object_get_ex(obj, "resumable", &v)) {
       if (!json_object_is_type(v, json_type_boolean)) return Error(path + ".resumable", "must be a boolean");
       s->resumable = json_object_get_boolean(v);
@@ -282,10 +267,11 @@ Status GenerateWorkload(const ScenarioSpec& spec, Workload* out, double time_lim
                                        std::to_string(k) + ": time_limit_factor must be a finite number >= 1");
       if (s.per_hour <= 0) continue;
       Rng rng(spec.seed * 0x100000001B3ULL + (t + 1) * 1000003ULL + (k + 1) * 7919ULL);
-      double now = static_cast<double>(spec.start);
+      double now = static_cast<double>(spec.start) + s.from_hour * 3600.0;
+      const double stream_end = s.hours ? std::min(end, now + *s.hours * 3600.0) : end;
       for (;;) {
         now += -std::log(rng.Uniform()) * 3600.0 / s.per_hour;
-        if (now >= end) break;
+        if (now >= stream_end) break;
         TraceJob job;
         job.submit = static_cast<TimePoint>(now);
         job.account = account;
@@ -310,6 +296,79 @@ Status GenerateWorkload(const ScenarioSpec& spec, Workload* out, double time_lim
   }
   out->SortAndNumber();
   return out->Validate();
+}
+
+namespace {
+
+json_object* DurationJson(const DurationDist& d) {
+  json_object* o = json_object_new_object();
+  switch (d.kind) {
+    case DurationDist::Kind::kFixed:
+      json_object_object_add(o, "dist", json_object_new_string("fixed"));
+      json_object_object_add(o, "value", json_object_new_double(d.a));
+      return o;
+    case DurationDist::Kind::kUniform:
+      json_object_object_add(o, "dist", json_object_new_string("uniform"));
+      json_object_object_add(o, "min", json_object_new_double(d.a));
+      json_object_object_add(o, "max", json_object_new_double(d.b));
+      return o;
+    case DurationDist::Kind::kExponential:
+      json_object_object_add(o, "dist", json_object_new_string("exponential"));
+      json_object_object_add(o, "mean", json_object_new_double(d.a));
+      break;
+    case DurationDist::Kind::kLognormal:
+      json_object_object_add(o, "dist", json_object_new_string("lognormal"));
+      json_object_object_add(o, "median", json_object_new_double(d.a));
+      json_object_object_add(o, "sigma", json_object_new_double(d.b));
+      break;
+  }
+  json_object_object_add(o, "min", json_object_new_double(d.min));
+  json_object_object_add(o, "max", json_object_new_double(d.max));
+  return o;
+}
+
+}  // namespace
+
+std::string FormatScenarioSpec(const ScenarioSpec& spec) {
+  json_object* root = json_object_new_object();
+  json_object_object_add(root, "seed", json_object_new_int64(int64_t(spec.seed)));
+  json_object_object_add(root, "start", json_object_new_int64(spec.start));
+  json_object_object_add(root, "days", json_object_new_double(spec.days));
+  json_object* teams = json_object_new_array();
+  for (const TeamSpec& t : spec.teams) {
+    json_object* team = json_object_new_object();
+    json_object_object_add(team, "account", json_object_new_string(t.account.c_str()));
+    json_object_object_add(team, "users", json_object_new_int64(t.users));
+    json_object* streams = json_object_new_array();
+    for (const StreamSpec& s : t.streams) {
+      json_object* o = json_object_new_object();
+      json_object_object_add(o, "name", json_object_new_string(s.name.c_str()));
+      json_object_object_add(o, "per_hour", json_object_new_double(s.per_hour));
+      json_object* gpus = json_object_new_array();
+      for (uint32_t g : s.gpus) json_object_array_add(gpus, json_object_new_int64(g));
+      json_object_object_add(o, "gpus", gpus);
+      if (!s.gpus_weights.empty()) {
+        json_object* w = json_object_new_array();
+        for (double x : s.gpus_weights) json_object_array_add(w, json_object_new_double(x));
+        json_object_object_add(o, "gpus_weights", w);
+      }
+      json_object_object_add(o, "duration", DurationJson(s.duration));
+      json_object_object_add(o, "min_runtime", json_object_new_int64(s.min_runtime));
+      json_object_object_add(o, "resumable", json_object_new_boolean(s.resumable));
+      json_object_object_add(o, "priority", json_object_new_int64(s.priority));
+      json_object_object_add(o, "unallocated_share", json_object_new_double(s.unallocated_share));
+      if (s.time_limit_factor) json_object_object_add(o, "time_limit_factor", json_object_new_double(*s.time_limit_factor));
+      if (s.from_hour > 0) json_object_object_add(o, "from_hour", json_object_new_double(s.from_hour));
+      if (s.hours) json_object_object_add(o, "hours", json_object_new_double(*s.hours));
+      json_object_array_add(streams, o);
+    }
+    json_object_object_add(team, "streams", streams);
+    json_object_array_add(teams, team);
+  }
+  json_object_object_add(root, "teams", teams);
+  std::string text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+  json_object_put(root);
+  return text + "\n";
 }
 
 }  // namespace sim

@@ -14,7 +14,8 @@
 //             "min_runtime": 7200, "resumable": true, "priority": 1,
 //             "unallocated_share": 0.1, "time_limit_factor": 1.5 } ] } ] }
 // Arrivals of each stream are a Poisson process of rate per_hour over
-// [start, start + days); gpus is drawn from the list (uniformly, or by
+// [start, start + days), or over its own window within it ("from_hour",
+// "hours": a team idle, then submitting a burst); gpus is drawn from the list (uniformly, or by
 // gpus_weights); duration from one of
 //   fixed {value} | uniform {min,max} | exponential {mean[,min,max]} |
 //   lognormal {median, sigma[,min,max]}          (seconds)
@@ -65,6 +66,10 @@ struct StreamSpec {
   std::string gpu_type;  // the GPU type its jobs ask for; "" any
   // Unset: the factor GenerateWorkload is given.
   std::optional<double> time_limit_factor;
+  // The stream submits only from start + from_hour hours, for `hours`
+  // hours (unset: to the end of the scenario): a burst.
+  double from_hour = 0;
+  std::optional<double> hours;
 };
 
 struct TeamSpec {
@@ -84,6 +89,8 @@ struct ScenarioSpec {
 // per_hour: must be a number >= 0").
 Status ParseScenarioSpec(std::string_view json, const std::string& source, ScenarioSpec* out);
 Status ParseScenarioFile(const std::string& file, ScenarioSpec* out);
+// The spec as JSON that ParseScenarioSpec reads back to the same spec.
+std::string FormatScenarioSpec(const ScenarioSpec& spec);
 
 // Draws the workload (sorted and numbered). `time_limit_factor` (finite,
 // >= 1) is that of the streams that set none: the run's --time-limit-factor.

@@ -209,6 +209,41 @@ void test_written_trace_reads_back_identically(void**) {
   assert_string_equal(FormatNativeCsv(back).c_str(), csv.c_str());
 }
 
+void test_a_burst_submits_within_its_window(void**) {
+  // "from_hour": 30, "hours": 4 on a 2-day spec: every job of the stream
+  // is submitted in [30 h, 34 h) = [108000, 122400) s; the other stream
+  // keeps its draws (each stream has its own generator), and the spec
+  // written back reads as the same spec.
+  ScenarioSpec spec;
+  assert_true(ParseScenarioSpec(kSpec, "spec.json", &spec).ok());
+  Workload before;
+  assert_true(GenerateWorkload(spec, &before).ok());
+  spec.teams[0].streams[1].from_hour = 30;
+  spec.teams[0].streams[1].hours = 4;
+  spec.teams[0].streams[1].per_hour = 12;
+  Workload burst;
+  assert_true(GenerateWorkload(spec, &burst).ok());
+  size_t debug = 0, train = 0;
+  for (const TraceJob& j : burst.jobs) {
+    if (j.gpus == 1) {
+      ++debug;
+      continue;
+    }
+    ++train;
+    assert_in_range(j.submit, 108000, 122399);
+  }
+  size_t debug_before = 0;
+  for (const TraceJob& j : before.jobs) debug_before += j.gpus == 1;
+  assert_int_equal(debug, debug_before);
+  assert_true(train > 0);
+  ScenarioSpec back;
+  assert_true(ParseScenarioSpec(FormatScenarioSpec(spec), "written", &back).ok());
+  Workload again;
+  assert_true(GenerateWorkload(back, &again).ok());
+  assert_int_equal(again.jobs.size(), burst.jobs.size());
+  for (size_t i = 0; i < again.jobs.size(); ++i) AssertSameJob(burst, burst.jobs[i], again, again.jobs[i]);
+}
+
 void test_generate_refuses_an_empty_spec(void**) {
   Workload w;
   Status st = GenerateWorkload(ScenarioSpec(), &w);
@@ -227,6 +262,7 @@ int main() {
       cmocka_unit_test(test_time_limits_follow_the_factors),
       cmocka_unit_test(test_bad_factors_are_refused),
       cmocka_unit_test(test_written_trace_reads_back_identically),
+      cmocka_unit_test(test_a_burst_submits_within_its_window),
       cmocka_unit_test(test_generate_refuses_an_empty_spec),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

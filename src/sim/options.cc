@@ -86,6 +86,12 @@ std::string UsageText() {
       "Workload (one of):\n"
       "  --trace FILE --format native|philly|swf   read a trace\n"
       "  --generate SPEC.json                      draw a seeded scenario\n"
+      "  --generate-family SPEC.json               run every policy on a family of mixes\n"
+      "  --count N                family: mixes (default 50)\n"
+      "  --seed S                 family: seed of the draw (default 1)\n"
+      "  --dump-mix K             family: write mix K's scenario and tree, print its replay\n"
+      "  --dump-dir DIR           where --dump-mix writes (default mix)\n"
+      "  --threads N              family: mixes run at once (default 1)\n"
       "  --write-trace FILE       also write the workload as native CSV\n"
       "  --skip-bad-rows          drop malformed rows (counted) instead of failing\n"
       "  --default-min-runtime T  contract of philly/swf jobs (default 0)\n"
@@ -103,12 +109,17 @@ std::string UsageText() {
       "  --config FILE            budget.conf (default: built-in defaults)\n"
       "  --packing on|off         core best-fit packing or first fit (default on)\n"
       "Run:\n"
-      "  --policy LIST            of budget,fairtree,priority,fifo (default all)\n"
+      "  --policy LIST            of budget,fairtree,fairtree+qos,priority,fifo\n"
+      "                           (default budget,fairtree,priority,fifo)\n"
       "  --horizon T              stop T after the first submission (default: drain)\n"
       "  --max-preempt-attempts N fairtree/priority: preemptions per main pass (8)\n"
       "  --fairtree-half-life T   usage half-life of fairtree (7-0)\n"
       "  --preempt-exempt-time T  fairtree's global protection (1:00:00)\n"
       "  --fairtree-no-preempt    fairtree never preempts\n"
+      "  --debug-qos-max-wall T   fairtree+qos: the debug QOS's MaxWall (30:00)\n"
+      "  --debug-qos-max-jobs-per-user N  its running jobs per user (2)\n"
+      "  --debug-qos-max-gpus-per-user N  its GPUs per user (8)\n"
+      "  --qos-preempt-exempt-time T  fairtree+qos: PreemptExemptTime (30:00)\n"
       "  --high-priority-threshold N  priority: declared priority >= N is HIGH (1)\n"
       "  --debug-max-min-runtime T  debug jobs: min-runtime <= T (15)\n"
       "  --debug-max-gpus N       debug jobs: <= N GPUs (8)\n"
@@ -197,6 +208,18 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
       if ((st = need(&v)).ok()) st = ParseTraceFormat(v, &o->format);
     } else if (opt == "--generate") {
       st = need(&o->scenario_file);
+    } else if (opt == "--generate-family") {
+      st = need(&o->family_file);
+    } else if (opt == "--count") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 100000, &n)).ok()) o->family_count = uint32_t(n);
+    } else if (opt == "--seed") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, INT64_MAX, &n)).ok()) o->family_seed = uint64_t(n);
+    } else if (opt == "--dump-mix") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 100000, &n)).ok()) o->dump_mix = n;
+    } else if (opt == "--dump-dir") {
+      st = need(&o->dump_dir);
+    } else if (opt == "--threads") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 1, 64, &n)).ok()) o->threads = uint32_t(n);
     } else if (opt == "--write-trace") {
       st = need(&o->write_trace);
     } else if (opt == "--skip-bad-rows") {
@@ -239,6 +262,7 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
       }
     } else if (opt == "--policy") {
       if ((st = need(&v)).ok()) {
+        o->policies_given = true;
         o->policies.clear();
         size_t pos = 0;
         while (st.ok() && pos <= v.size()) {
@@ -276,6 +300,16 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     } else if (opt == "--fairtree-no-preempt") {
       st = flag();
       o->engine.policy.fairtree_preempts = false;
+    } else if (opt == "--debug-qos-max-wall") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.policy.debug_qos_max_wall);
+    } else if (opt == "--debug-qos-max-jobs-per-user") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 20, &n)).ok())
+        o->engine.policy.debug_qos_max_jobs_per_user = uint32_t(n);
+    } else if (opt == "--debug-qos-max-gpus-per-user") {
+      if ((st = need(&v)).ok() && (st = Count(opt, v, 0, 1 << 20, &n)).ok())
+        o->engine.policy.debug_qos_max_gpus_per_user = uint32_t(n);
+    } else if (opt == "--qos-preempt-exempt-time") {
+      if ((st = need(&v)).ok()) st = Duration(opt, v, &o->engine.policy.qos_preempt_exempt_time);
     } else if (opt == "--high-priority-threshold") {
       if ((st = need(&v)).ok() && (st = Count(opt, v, 0, UINT32_MAX, &n)).ok())
         o->engine.policy.high_priority_threshold = uint32_t(n);
@@ -316,8 +350,8 @@ Status ParseOptions(int argc, char** argv, SimOptions* o) {
     if (!st.ok()) return st;
   }
   if (o->help || o->version) return Status::Ok();
-  if (o->trace_file.empty() == o->scenario_file.empty())
-    return Status::InvalidArgument("give exactly one of --trace FILE and --generate SPEC");
+  if (int(!o->trace_file.empty()) + int(!o->scenario_file.empty()) + int(!o->family_file.empty()) != 1)
+    return Status::InvalidArgument("give exactly one of --trace FILE, --generate SPEC and --generate-family SPEC");
   return Status::Ok();
 }
 

@@ -31,6 +31,15 @@ struct SimOptions {
   TraceFormat format = TraceFormat::kNative;
   TraceOptions trace;
   std::string scenario_file;  // --generate
+  // --generate-family SPEC: run every policy on --count mixes drawn with
+  // --seed (family.h); --dump-mix K writes mix K to --dump-dir instead.
+  std::string family_file;
+  uint32_t family_count = 50;
+  uint64_t family_seed = 1;
+  int64_t dump_mix = -1;
+  std::string dump_dir = "mix";
+  uint32_t threads = 1;
+  bool policies_given = false;  // --policy was given
   std::string write_trace;    // --write-trace
   std::vector<std::string> policies{"budget", "fairtree", "priority", "fifo"};
   Seconds horizon = -1;       // --horizon, from the first submission

@@ -46,6 +46,28 @@ void test_values_reach_the_options(void**) {
   assert_string_equal(o.events_json_file.c_str(), "runs.json");
 }
 
+void test_debug_qos_options(void**) {
+  // fairtree+qos's knobs: defaults MaxWall 30:00, 2 jobs and 8 GPUs per
+  // user, PreemptExemptTime 30:00; "45" is 45 minutes, 1:00:00 an hour.
+  SimOptions defaults;
+  assert_true(Parse({"--trace", "a"}, &defaults).ok());
+  assert_int_equal(defaults.engine.policy.debug_qos_max_wall, 1800);
+  assert_int_equal(defaults.engine.policy.debug_qos_max_jobs_per_user, 2);
+  assert_int_equal(defaults.engine.policy.debug_qos_max_gpus_per_user, 8);
+  assert_int_equal(defaults.engine.policy.qos_preempt_exempt_time, 1800);
+  SimOptions o;
+  assert_true(Parse({"--trace", "a", "--policy", "fairtree+qos", "--debug-qos-max-wall", "45",
+                     "--debug-qos-max-jobs-per-user", "4", "--debug-qos-max-gpus-per-user=16",
+                     "--qos-preempt-exempt-time", "1:00:00"},
+                    &o)
+                  .ok());
+  assert_string_equal(o.policies[0].c_str(), "fairtree+qos");
+  assert_int_equal(o.engine.policy.debug_qos_max_wall, 2700);
+  assert_int_equal(o.engine.policy.debug_qos_max_jobs_per_user, 4);
+  assert_int_equal(o.engine.policy.debug_qos_max_gpus_per_user, 16);
+  assert_int_equal(o.engine.policy.qos_preempt_exempt_time, 3600);
+}
+
 struct FactorCase {
   const char* arg;
   double want;
@@ -84,8 +106,8 @@ struct Bad {
 
 void test_bad_input_names_the_option(void**) {
   const Bad cases[] = {
-      {{}, "give exactly one of --trace FILE and --generate SPEC"},
-      {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE and --generate SPEC"},
+      {{}, "give exactly one of --trace FILE, --generate SPEC and --generate-family SPEC"},
+      {{"--trace", "a", "--generate", "b"}, "give exactly one of --trace FILE, --generate SPEC and --generate-family SPEC"},
       {{"--trace"}, "--trace: needs a value"},
       {{"--trace", "a", "--events-json"}, "--events-json: needs a value"},
       {{"--trace", "a", "--nodes", "0"}, "--nodes: expected an integer in [1, 1048576], got '0'"},
@@ -93,7 +115,7 @@ void test_bad_input_names_the_option(void**) {
        "--gpus-per-node: expected an integer in [1, 64], got '65'"},
       {{"--trace", "a", "--format", "csv"}, "--format: expected native, philly or swf, got 'csv'"},
       {{"--trace", "a", "--policy", "budget,slurm"},
-       "--policy: unknown policy 'slurm' (known: budget,fairtree,priority,fifo)"},
+       "--policy: unknown policy 'slurm' (known: budget,fairtree,fairtree+qos,priority,fifo)"},
       {{"--trace", "a", "--packing", "maybe"}, "--packing: expected on or off, got 'maybe'"},
       {{"--trace", "a", "--skip-bad-rows=1"}, "--skip-bad-rows: takes no value"},
       {{"--trace", "a", "--frobnicate"}, "--frobnicate: unknown option (see --help)"},
@@ -203,6 +225,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_reach_the_options),
       cmocka_unit_test(test_gpu_types_make_the_fleet),
+      cmocka_unit_test(test_debug_qos_options),
       cmocka_unit_test(test_time_limit_factor),
       cmocka_unit_test(test_bad_input_names_the_option),
       cmocka_unit_test(test_slurm_scheduler_options),

@@ -2,6 +2,7 @@
 
 #include "sim/budget_policy.h"
 #include "sim/fairtree_policy.h"
+#include "sim/fairtree_qos_policy.h"
 #include "sim/fifo_policy.h"
 #include "sim/priority_policy.h"
 
@@ -9,6 +10,7 @@ namespace budget {
 namespace sim {
 
 bool Policy::Admit(uint32_t, Seconds*, std::string*) { return true; }
+bool Policy::MayStart(uint32_t) { return true; }
 
 bool Policy::RefusedAsUnknownAccount(uint32_t job, std::string* why) const {
   if ((*ctx_.jobs)[job].node != kNoNode || ctx_.config->unknown_account != UnknownAccountPolicy::kReject)
@@ -48,12 +50,13 @@ TimePoint Policy::PreemptibleFrom(uint32_t job) const { return (*ctx_.jobs)[job]
 std::unique_ptr<Policy> MakePolicy(const std::string& name) {
   if (name == "budget") return std::make_unique<BudgetPolicy>();
   if (name == "fairtree") return std::make_unique<FairTreePolicy>();
+  if (name == "fairtree+qos") return std::make_unique<FairTreeQosPolicy>();
   if (name == "priority") return std::make_unique<PriorityPolicy>();
   if (name == "fifo") return std::make_unique<FifoPolicy>();
   return nullptr;
 }
 
-const char* PolicyNames() { return "budget,fairtree,priority,fifo"; }
+const char* PolicyNames() { return "budget,fairtree,fairtree+qos,priority,fifo"; }
 
 }  // namespace sim
 }  // namespace budget

@@ -27,6 +27,7 @@
 #include "libbudget/state/tree.h"
 #include "sim/cluster.h"
 #include "sim/pending_queue.h"
+#include "sim/run_metrics.h"
 #include "sim/sim_job.h"
 #include "sim/workload.h"
 
@@ -39,6 +40,13 @@ struct PolicyOptions {
   Seconds fairtree_half_life = 7 * 86400;
   Seconds preempt_exempt_time = 3600;
   bool fairtree_preempts = true;
+  // fairtree+qos (fairtree_qos_policy.h): the debug QOS's MaxWall, its
+  // per-user limits on running jobs and GPUs (MaxJobsPerUser,
+  // MaxTRESPerUser=gres/gpu), and the PreemptExemptTime of its preemption.
+  Seconds debug_qos_max_wall = 30 * 60;
+  uint32_t debug_qos_max_jobs_per_user = 2;
+  uint32_t debug_qos_max_gpus_per_user = 8;
+  Seconds qos_preempt_exempt_time = 30 * 60;
   // priority: a job declaring priority >= this is HIGH.
   uint32_t high_priority_threshold = 1;
 };
@@ -51,6 +59,9 @@ struct SimContext {
   const PolicyOptions* options = nullptr;
   const std::vector<SimJob>* jobs = nullptr;
   const Cluster* cluster = nullptr;
+  // The classes the run's metrics use (run_metrics.h): fairtree+qos gives
+  // its debug QOS to the jobs of the debug class.
+  const ClassThresholds* thresholds = nullptr;
 };
 
 class Policy {
@@ -97,6 +108,19 @@ class Policy {
   virtual void AddCommitments(const std::vector<RunningJob>& running, TimePoint now,
                               std::vector<Standing>* standings) const;
   virtual ClusterScale scale() const;
+
+  // Slurm's per-user QOS limits (fairtree+qos). A job over them waits
+  // (Slurm's reason QOSMaxJobsPerUserLimit) and Slurm's schedulers pass
+  // over it without stopping. has_start_limits() false: no job is ever
+  // held so, and the engine asks nothing. Otherwise the engine calls
+  // BeginSchedulerPass once per walk of Slurm's queue, then MayStart for
+  // each job the walk offers, in order: true counts the job as starting
+  // for the rest of the walk (a walk cannot know which offered jobs start;
+  // this counts each as started, so a user's later job may wait one pass
+  // more than in Slurm).
+  virtual bool has_start_limits() const { return false; }
+  virtual void BeginSchedulerPass() {}
+  virtual bool MayStart(uint32_t job);
   // When a run started at `start` becomes preemptible (start itself: at
   // once); the engine schedules a pass then.
   virtual TimePoint PreemptibleFrom(uint32_t job) const;
@@ -117,7 +141,8 @@ class Policy {
   std::vector<Standing> no_standings_;
 };
 
-// "budget", "fairtree", "priority", "fifo"; nullptr for anything else.
+// "budget", "fairtree", "fairtree+qos", "priority", "fifo"; nullptr for
+// anything else.
 std::unique_ptr<Policy> MakePolicy(const std::string& name);
 // The names MakePolicy knows, comma-separated.
 const char* PolicyNames();

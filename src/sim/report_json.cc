@@ -58,6 +58,8 @@ std::string FormatJson(const std::vector<PolicyResult>& results) {
       json_object_object_add(team, "delivered_over_owed",
                              json_object_new_double(t.delivered_over_owed));
       json_object_object_add(team, "free_gpu_hours", json_object_new_double(t.free_gpu_hours));
+      json_object_object_add(team, "debug_jobs", json_object_new_int64(int64_t(t.debug_wait.count)));
+      json_object_object_add(team, "debug_wait", Waits(t.debug_wait));
       json_object_object_add(teams, t.account.c_str(), team);
     }
     json_object_object_add(p, "teams", teams);

@@ -124,6 +124,11 @@ std::string FormatTable(const std::vector<PolicyResult>& results) {
     row("  delivered over owed", [t](const PolicyResult& r) {
       return Fixed(r.teams[t].delivered_over_owed, "%.2f");
     });
+    bool debug = false;
+    for (const PolicyResult& r : results) debug = debug || r.teams[t].debug_wait.count > 0;
+    if (debug) {
+      row("  debug wait p90", [t](const PolicyResult& r) { return HumanSeconds(r.teams[t].debug_wait.p90); });
+    }
     bool free_work = false;
     for (const PolicyResult& r : results) free_work = free_work || r.teams[t].free_gpu_hours > 0;
     if (free_work) {

@@ -49,6 +49,7 @@ RunMetrics::RunMetrics(const Workload& workload, const AllocationTree& tree, uin
   demand_since_.assign(n, start);
   free_rate_.assign(n, 0);
   free_since_.assign(n, start);
+  waits_debug_by_account_.assign(n, {});
 }
 
 RunMetrics::~RunMetrics() = default;
@@ -91,8 +92,10 @@ void RunMetrics::RecordWait(uint32_t job, Seconds wait) {
   double w = double(wait);
   waits_all_.push_back(w);
   if (t.min_runtime > 0 && t.min_runtime <= thresholds_.debug_max_min_runtime &&
-      t.gpus <= thresholds_.debug_max_gpus)
+      t.gpus <= thresholds_.debug_max_gpus) {
     waits_debug_.push_back(w);
+    waits_debug_by_account_[size_t(t.account)].push_back(w);
+  }
   if (t.gpus >= thresholds_.hero_min_gpus) waits_hero_.push_back(w);
 }
 
@@ -115,6 +118,8 @@ void RunMetrics::Finish(PolicyResult* out) {
   out->wait_debug = ComputeWaitStats(&waits_debug_);
   out->wait_hero = ComputeWaitStats(&waits_hero_);
   std::map<std::string, double> entitlements;
+  std::map<std::string, size_t> index_of;
+  for (size_t a = 0; a < workload_.accounts.size(); ++a) index_of[workload_.accounts[a]] = a;
   for (const std::string& account : workload_.accounts) {
     NodeId node = tree_.NodeFor(account, "");
     entitlements[account] = node == kNoNode ? 0.0 : tree_.node(node).entitlement;
@@ -135,6 +140,7 @@ void RunMetrics::Finish(PolicyResult* out) {
       team.hours = r.hours;
     }
     team.free_gpu_hours = ledger_->WindowUsage(account, Ledger::Series::kUnallocated, end_) / 3600.0;
+    team.debug_wait = ComputeWaitStats(&waits_debug_by_account_[index_of[account]]);
     out->teams.push_back(std::move(team));
   }
 }

@@ -75,6 +75,8 @@ struct TeamResult {
   // GPU-hours of the team's free work (min-runtime 0), which is neither
   // owed nor counted in delivered (libbudget/state/metrics.h).
   double free_gpu_hours = 0;
+  // Waits of the team's debug jobs (the debug class above).
+  WaitStats debug_wait;
   std::vector<HourlyService> hours;  // for the usage picture
 };
 
@@ -148,6 +150,7 @@ class RunMetrics {
   std::vector<double> delivered_rate_, demand_rate_, free_rate_;
   std::vector<TimePoint> delivered_since_, demand_since_, free_since_;
   std::vector<double> waits_all_, waits_debug_, waits_hero_;
+  std::vector<std::vector<double>> waits_debug_by_account_;
 };
 
 }  // namespace sim

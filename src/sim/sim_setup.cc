@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "libbudget/config/time_string.h"
 #include "libbudget/policy/packing.h"
 
 namespace budget {
@@ -103,6 +104,13 @@ Status LoadSimConfig(const std::string& file, BudgetConfig* out) {
   if (st.ok() || !StartsWith(st.message(), absolute.c_str())) return st;
   // Messages name the file as the user gave it.
   return WithMessage(st, file + st.message().substr(absolute.size()));
+}
+
+Status CheckDefaultMinRuntime(Seconds default_min_runtime, const BudgetConfig& config) {
+  if (default_min_runtime <= config.max_min_runtime) return Status::Ok();
+  return Status::InvalidArgument("--default-min-runtime (" + FormatDuration(default_min_runtime) +
+                                 ") is longer than MaxMinRuntime (" + FormatDuration(config.max_min_runtime) +
+                                 ") of budget.conf");
 }
 
 std::vector<int32_t> ContiguousGroups(uint32_t nodes, uint32_t group_size) {

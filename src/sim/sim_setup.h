@@ -44,6 +44,14 @@ Status LoadSimTree(const std::string& tree_option, const std::string& config_fil
 // parser makes a relative BudgetTree the file beside it.
 Status LoadSimConfig(const std::string& file, BudgetConfig* out);
 
+// The trace's default contract (--default-min-runtime) against
+// budget.conf's MaxMinRuntime, the bound config.cc sets on
+// DefaultMinRuntime: a default no controller would start with is an error
+// of the run ("--default-min-runtime (9:00:00) is longer than MaxMinRuntime
+// (8:00:00) of budget.conf"), never a refusal of the jobs that did not
+// declare it.
+Status CheckDefaultMinRuntime(Seconds default_min_runtime, const BudgetConfig& config);
+
 // Topology groups: consecutive runs of `group_size` nodes (0: none).
 std::vector<int32_t> ContiguousGroups(uint32_t nodes, uint32_t group_size);
 

@@ -152,6 +152,17 @@ void test_a_budget_tree_that_cannot_be_used_is_an_error(void**) {
   RemoveConfDir(dir);
 }
 
+void test_a_default_contract_over_max_min_runtime_stops_the_run(void**) {
+  // MaxMinRuntime defaults to 8 h: a default of 8 h is one a controller
+  // starts with, 9 h is not (config.cc refuses DefaultMinRuntime over it).
+  BudgetConfig config;
+  assert_true(CheckDefaultMinRuntime(8 * 3600, config).ok());
+  Status st = CheckDefaultMinRuntime(9 * 3600, config);
+  assert_false(st.ok());
+  assert_string_equal(st.message().c_str(),
+                      "--default-min-runtime (09:00:00) is longer than MaxMinRuntime (08:00:00) of budget.conf");
+}
+
 }  // namespace
 
 int main() {
@@ -159,6 +170,7 @@ int main() {
       cmocka_unit_test(test_budget_tree_is_read_beside_budget_conf),
       cmocka_unit_test(test_tree_option_wins_and_none_is_flat),
       cmocka_unit_test(test_a_budget_tree_that_cannot_be_used_is_an_error),
+      cmocka_unit_test(test_a_default_contract_over_max_min_runtime_stops_the_run),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -38,7 +38,9 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
                 const RowParser& parse, const TraceOptions& options, Workload* out,
                 ReadStats* stats);
 // ReadRows for a format without contracts (Philly, SWF): every job replayed
-// takes the options' default contract, and the stats count them all as such.
+// takes the options' default contract as the controller applies
+// DefaultMinRuntime (cut to the job's time limit), and the stats count them
+// all as such.
 Status ReadRowsWithDefaultContract(std::string_view text, const std::string& file, const FormatSpec& spec,
                                    const RowParser& parse, const TraceOptions& options, Workload* out,
                                    ReadStats* stats);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "libbudget/policy/job_contract.h"
 #include "sim/output_file.h"
 #include "sim/trace_formats.h"
 
@@ -157,8 +158,16 @@ Status ReadRowsWithDefaultContract(std::string_view text, const std::string& fil
                                                bool* filtered) -> Status {
     Status st = parse(fields, line, columns, job, account, user, filtered);
     if (st.ok() && !*filtered) {
-      job->min_runtime = options.default_min_runtime;
-      job->resumable = options.default_resumable;
+      // The contract the controller gives a job that declared none
+      // (src/libbudget/policy/job_contract.h ValidateContract without
+      // --min-runtime): the default, cut to the job's time limit. A job is
+      // never refused for a contract it did not declare.
+      BudgetConfig site;
+      site.default_min_runtime = options.default_min_runtime;
+      JobContract contract;
+      (void)ValidateContract(nullptr, options.default_resumable, job->time_limit, site, &contract);
+      job->min_runtime = contract.min_runtime;
+      job->resumable = contract.resumable;
     }
     return st;
   };

@@ -56,7 +56,8 @@ Status ParseTraceFormat(std::string_view name, TraceFormat* out);
 
 struct TraceOptions {
   bool skip_bad_rows = false;
-  // Contract of jobs whose format carries none (philly, swf).
+  // Contract of jobs whose format carries none (philly, swf), applied as
+  // the controller applies DefaultMinRuntime: cut to each job's time limit.
   Seconds default_min_runtime = 0;
   bool default_resumable = false;
   // swf: processors per GPU.

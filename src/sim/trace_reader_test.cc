@@ -208,6 +208,34 @@ void test_a_default_contract_of_0_is_noted(void**) {
   assert_string_equal(DefaultContractNote(stats, TraceOptions()).c_str(), "");
 }
 
+void test_a_default_contract_is_cut_to_the_time_limit(void**) {
+  // The controller cuts a DefaultMinRuntime longer than a job's time limit
+  // to the limit (src/libbudget/policy/job_contract.h); the reader applies
+  // --default-min-runtime the same way. Under a 1 h default, with the
+  // default --time-limit-factor 2:
+  struct Case {
+    const char* row;
+    budget::Seconds time_limit, min_runtime;
+  } cases[] = {
+      // 10 min of work: limit ceil(600 x 2 / 60) x 60 = 1200 s, below the
+      // 1 h default, so the contract is the limit, 1200 s.
+      {"2017-10-03 10:00:00,600,8,4800,vc1\n", 1200, 1200},
+      // 3 h of work: limit 21600 s, above the default: 3600 s as given.
+      {"2017-10-03 10:00:00,10800,8,86400,vc1\n", 21600, 3600},
+  };
+  TraceOptions o;
+  o.default_min_runtime = 3600;
+  for (const Case& c : cases) {
+    Workload w;
+    ReadStats stats;
+    std::string text = std::string("timestamp,duration,num_gpus,gpu_time,cluster\n") + c.row;
+    assert_true(ReadTraceText(text, "p.csv", TraceFormat::kPhilly, o, &w, &stats).ok());
+    assert_int_equal(w.jobs[0].time_limit, c.time_limit);
+    assert_int_equal(w.jobs[0].min_runtime, c.min_runtime);
+    assert_int_equal(stats.default_contract, 1);
+  }
+}
+
 void test_philly_reads_any_order_with_default_contract(void**) {
   std::string text =
       "timestamp,duration,num_gpus,gpu_time,cluster\n"
@@ -720,6 +748,7 @@ int main() {
       cmocka_unit_test(test_skipped_rows_are_data_rows),
       cmocka_unit_test(test_a_default_contract_of_0_is_noted),
       cmocka_unit_test(test_philly_reads_any_order_with_default_contract),
+      cmocka_unit_test(test_a_default_contract_is_cut_to_the_time_limit),
       cmocka_unit_test(test_philly_errors),
       cmocka_unit_test(test_quoted_fields_are_read),
       cmocka_unit_test(test_malformed_quotes_name_the_column),
