@@ -118,9 +118,11 @@ class EligibleNodesReader {
     if (found != matching_.end()) return found->second;
     bitstr_t* nodes = bit_alloc(node_record_count);
     budget::NodeAsks asks{type, constraint};
-    for (int i = 0; i < node_record_count; ++i) {
-      const node_record_t* node = node_record_table_ptr[i];
-      if (!node) continue;
+    // next_node(), not node_record_table_ptr: select/topo is loaded by
+    // clients too, whose libslurm does not export that table (a data
+    // symbol is bound at load time; a function only when called).
+    node_record_t* node;
+    for (int i = 0; (node = next_node(&i)); ++i) {
       budget::NodeOffers offers;
       offers.gpu_types = budget::GpuTypesOfNode(node->gres ? node->gres : "");
       offers.features = Split(node->features ? node->features : "");
