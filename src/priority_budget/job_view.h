@@ -18,7 +18,9 @@
 //
 // GPUs. A job's GPU count follows libbudget/config/gpu_count.h (its TRES, else its
 // GPU request); the cluster's capacity is the nodes' `gres/gpu` TRES, else
-// their Gres=.
+// their Gres=. Both are then weighted by GPU type (budget.conf
+// GpuTypeWeights, libbudget/policy/gpu_worth.h): the view keeps the job's
+// requested type and its nodes, the snapshot each node's Gres.
 //
 // Thread safety: plain values. Snapshot functions REQUIRE the job read lock
 // (they are called by the recalc thread through slurmctld_locks.h).
@@ -72,6 +74,11 @@ struct alignas(64) JobView {
   uid_t uid = 0;
   std::string account;        // "" when the job has none
   std::string user;           // "" until resolved from uid
+  // What its GPUs are worth (libbudget/policy/gpu_worth.h): the GPU type
+  // it asked for ("" untyped) and, once it runs, the Slurm indices of its
+  // nodes (kept through its end and a requeue, job_view_cache.cc Store).
+  std::string gpu_type;
+  std::vector<int32_t> nodes;
 };
 
 constexpr uint32_t kNeutralUserPriority = 10000;
