@@ -141,8 +141,7 @@ JobView ViewOfJob(const void* job_record) {
     view.nice = static_cast<int32_t>(static_cast<int64_t>(job->details->nice) - NICE_OFFSET);
   }
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
-  view.gpu_type = GpuTypeOf(job);
-  if (phase != JobPhase::kPending) view.nodes = NodesOf(job);
+  view.placement = PlacementOf(GpuTypeOf(job), phase != JobPhase::kPending ? NodesOf(job) : std::vector<int32_t>());
   ApplyVolatile(VolatileOf(job, phase), &view);
   view.end_time = RunEndOf(job, phase);  // a new view reads it whatever the phase
   return view;

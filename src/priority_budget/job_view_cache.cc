@@ -84,7 +84,7 @@ void JobViewCache::Store(JobView view, const JobFingerprint& fingerprint) {
     // still to charge) those of the run it left: the tail is charged at
     // their GPU types' weights (libbudget/policy/gpu_worth.h).
     if (old.phase != JobPhase::kPending && (view.phase == JobPhase::kFinished || view.phase == JobPhase::kPending))
-      view.nodes = old.nodes;
+      view.placement = PlacementOf(view.gpu_type(), old.nodes());
     views_[located_] = std::move(view);
     fingerprints_[located_] = fingerprint;
     unresolved_[located_] = 1;

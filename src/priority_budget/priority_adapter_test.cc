@@ -139,6 +139,8 @@ void test_job_view_sweep_fields_fit_one_cache_line(void** /*state*/) {
   const char* base = reinterpret_cast<const char*>(&views[1]);
   assert_int_equal(reinterpret_cast<uintptr_t>(base) % 64, 0);
   assert_int_equal(sizeof(JobView) % 64, 0);
+  // Three lines: the rest (strings, placement) fits two.
+  assert_int_equal(sizeof(JobView), 192);
   const JobView& v = views[1];
   auto end_of = [&](const auto& field) {
     return static_cast<size_t>(reinterpret_cast<const char*>(&field) - base) + sizeof field;
@@ -363,8 +365,7 @@ void WeighTheTestFleet(Charging* c) {
 
 JobView RunningOn(uint32_t id, double gpus, std::vector<int32_t> nodes, const char* type = "") {
   JobView job = Job(id, "acct_a", "x", JobPhase::kRunning, gpus, 100);
-  job.nodes = std::move(nodes);
-  job.gpu_type = type;
+  job.placement = budget_prio::PlacementOf(type, std::move(nodes));
   return job;
 }
 
@@ -405,7 +406,7 @@ void test_weighted_tails_and_demand(void** /*state*/) {
   // Pending (b/bob): 2 typed h100 GPUs x 1 + 2 untyped x the mean 1.5 = 5
   // weighted GPUs, over [120, 130): 50 GPU-s of demand.
   JobView h100 = Job(8, "acct_b", "bob", JobPhase::kPending, 2, 0);
-  h100.gpu_type = "h100";
+  h100.placement = budget_prio::PlacementOf("h100", {});
   JobView untyped = Job(9, "acct_b", "bob", JobPhase::kPending, 2, 0);
   c.Charge({h100, untyped}, 120, 130);
   assert_true(c.Usage("b/bob", Series::kDemand, 130) == 50);
@@ -680,30 +681,30 @@ void test_view_cache_keeps_the_nodes_of_a_run(void** /*state*/) {
   cache.BeginPass({}, false);
   assert_null(cache.Reuse(5, Print(1, JobPhase::kRunning), Fields(50, JobPhase::kRunning)));
   JobView running = Job(5, "acct_a", "x", JobPhase::kRunning, 16, 100);
-  running.nodes = {0, 1};
+  running.placement = budget_prio::PlacementOf("", {0, 1});
   cache.Store(running, Print(1, JobPhase::kRunning));
   cache.EndPass();
   // Ended, its record now showing node 1 only: nodes 0 and 1 stay.
   cache.BeginPass({}, false);
   assert_null(cache.Reuse(5, Print(2, JobPhase::kFinished), Fields(50, JobPhase::kFinished)));
   JobView ended = Job(5, "acct_a", "x", JobPhase::kFinished, 8, 100);
-  ended.nodes = {1};
+  ended.placement = budget_prio::PlacementOf("", {1});
   cache.Store(ended, Print(2, JobPhase::kFinished));
   cache.EndPass();
-  assert_true(cache.views()[0].nodes == std::vector<int32_t>({0, 1}));
+  assert_true(cache.views()[0].nodes() == std::vector<int32_t>({0, 1}));
   // Another job, requeued: pending, no nodes in its record; its run's stay.
   JobViewCache requeues;
   requeues.BeginPass({}, false);
   assert_null(requeues.Reuse(6, Print(1, JobPhase::kRunning), Fields(50, JobPhase::kRunning)));
   running.job_id = 6;
-  running.nodes = {3};
+  running.placement = budget_prio::PlacementOf("", {3});
   requeues.Store(running, Print(1, JobPhase::kRunning));
   requeues.EndPass();
   requeues.BeginPass({}, false);
   assert_null(requeues.Reuse(6, Print(3), Fields(50)));
   requeues.Store(Job(6, "acct_a", "x", JobPhase::kPending, 16, 0), Print(3));
   requeues.EndPass();
-  assert_true(requeues.views()[0].nodes == std::vector<int32_t>({3}));
+  assert_true(requeues.views()[0].nodes() == std::vector<int32_t>({3}));
 }
 
 void test_view_cache_follows_the_job_list(void** /*state*/) {

@@ -20,7 +20,7 @@ void ChargeRun(const JobView& job, budget::TimePoint start, const std::string& p
                budget::Ledger::Series occupancy, budget::TimePoint now, const budget::FleetWorth& fleet,
                budget::Ledger* ledger, ChargeStats* stats) {
   budget::TimePoint from = std::max(start, ledger->ChargedUntil(job.job_id));
-  const double rate = fleet.RunningJobRate(job.gpu_type, job.gpus, job.nodes);
+  const double rate = fleet.RunningJobRate(job.gpu_type(), job.gpus, job.nodes());
   if (occupancy == budget::Ledger::Series::kAllocated && now > from) {
     stats->allocated_gpu_seconds += rate * static_cast<double>(now - from);
   }
@@ -88,7 +88,7 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
           }
         }
         if (!job.held && job.gpus > 0 && occupancy == budget::Ledger::Series::kAllocated)
-          pending_gpus[node] += fleet.PendingJobRate(job.gpu_type, job.gpus);
+          pending_gpus[node] += fleet.PendingJobRate(job.gpu_type(), job.gpus);
         ++stats.pending;
         break;
       }
