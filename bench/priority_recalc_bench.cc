@@ -38,6 +38,7 @@
 
 #include "bench_util.h"
 #include "libbudget/config/config.h"
+#include "libbudget/policy/gpu_worth.h"
 #include "libbudget/state/ledger.h"
 #include "libbudget/state/ledger_file.h"
 #include "libbudget/report/report_snapshot.h"
@@ -121,6 +122,15 @@ int main() {
   const budget::AllocationTree& tree = *shared_tree;
   budget::BudgetConfig config;
   config.recalc_interval = kPassInterval;
+  // No GpuTypeWeights unless BENCH_GPU_WEIGHTS (e.g. "b200:2") sets some:
+  // then every pending job demands its GPUs x the fleet's mean weight (one
+  // 8-GPU B200 node, the capacity's).
+  if (const char* weights = std::getenv("BENCH_GPU_WEIGHTS")) {
+    st = budget::GpuTypeWeights::Parse(weights, &config.gpu_type_weights);
+    if (!st.ok()) return Fail(st);
+  }
+  budget::FleetWorth fleet(&config.gpu_type_weights);
+  fleet.AddNode(0, "gpu:b200:8(S:0-1)", kCapacityGpus);
   budget::Ledger::Options options;  // 7 days, 5-min buckets, 1-h report buckets
   budget::Ledger ledger(options);
   // The views as the plugin holds them between passes (job_view_cache.h):
@@ -160,7 +170,7 @@ int main() {
         for (size_t k = 0; k < evict.size(); k += 64) evict[k] = static_cast<char>(k + i);
       }
       const double t0 = ThreadCpuMs();
-      budget_prio::ChargeJobs(jobs, tree, config, last_pass, now, &ledger);
+      budget_prio::ChargeJobs(jobs, tree, config, fleet, last_pass, now, &ledger);
       budget_prio::PassResult result;
       budget::Status st = budget_prio::ComputePriorities(shared_tree, config, jobs, kCapacityGpus, now, &ledger, &result);
       if (!st.ok()) return st;

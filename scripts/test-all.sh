@@ -202,13 +202,14 @@ elif [ "${SKIP_2411:-0}" != 1 ]; then
         # The CI subset, longest first (durations measured on 24.11, 3 at a
         # time): what the version changes (contracts, priority and sprio,
         # time slicing and drain, select/topo, sbudget, backfill, the
-        # reconfigure re-exec, plugin loading, settings, hostile input).
+        # reconfigure re-exec, plugin loading, settings, hostile input,
+        # the nodes' typed Gres read for GPU weights).
         # Left to TESTS_2411=all: test_replay only (~5 min on its own; the simulator
         # comparison runs on 22.05 above).
         tests_2411=(test_select_topo test_timeslice_convergence test_timeslice test_cluster
           test_faults test_scheduling test_priority_budget test_contract test_forged_notes
           test_hostile_input test_accounts test_sbudget test_plugin_install
-          test_reconfigure_bad_conf test_slurm_settings)
+          test_reconfigure_bad_conf test_slurm_settings test_gpu_weights)
         echo "(24.11 CI subset: ${tests_2411[*]}; TESTS_2411=all runs every test)"
       fi
     fi

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/job_notes.h"
 #include "priority_budget/slurm_headers.h"
 
@@ -37,6 +38,30 @@ double JobGpus(const job_record_t* job, JobPhase phase) {
   strings.nodes = pending ? (job->details ? job->details->min_nodes : 1) : job->node_cnt;
   strings.tasks = job->details && job->details->num_tasks != NO_VAL ? job->details->num_tasks : 1;
   return budget::JobGpuCount(strings);
+}
+
+// The GPU type the job asked for, from its GPU request in any of its forms,
+// as slurm_compat/eligible_nodes.h reads it ("" untyped).
+std::string GpuTypeOf(const job_record_t* job) {
+  for (const char* spec : {job->tres_per_node, job->tres_per_job, job->tres_per_socket, job->tres_per_task}) {
+    if (!spec) continue;
+    std::string type = budget::GpuTypeOfRequest(spec);
+    if (!type.empty()) return type;
+  }
+  return "";
+}
+
+// The Slurm indices of the nodes a started job holds: the set span of its
+// node bitmap, O(its nodes' span).
+std::vector<int32_t> NodesOf(const job_record_t* job) {
+  std::vector<int32_t> nodes;
+  if (!job->node_bitmap) return nodes;
+  const int first = bit_ffs(job->node_bitmap), last = bit_fls(job->node_bitmap);
+  if (first < 0) return nodes;
+  nodes.reserve(job->node_cnt);
+  for (int i = first; i <= last; ++i)
+    if (bit_test(job->node_bitmap, i)) nodes.push_back(i);
+  return nodes;
 }
 
 // job_view_cache.h: what must not change for a cached view to stand. A
@@ -116,6 +141,7 @@ JobView ViewOfJob(const void* job_record) {
     view.nice = static_cast<int32_t>(static_cast<int64_t>(job->details->nice) - NICE_OFFSET);
   }
   view.has_contract = budget::ParseContractRecord(OrEmpty(job->admin_comment), &view.contract);
+  view.placement = PlacementOf(GpuTypeOf(job), phase != JobPhase::kPending ? NodesOf(job) : std::vector<int32_t>());
   ApplyVolatile(VolatileOf(job, phase), &view);
   view.end_time = RunEndOf(job, phase);  // a new view reads it whatever the phase
   return view;
@@ -147,17 +173,18 @@ int SnapshotOne(void* record, void* arg) {
 
 }  // namespace
 
-double SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
-                    const std::vector<uint32_t>& changed, bool full, JobViewCache* cache) {
+void SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
+                  const std::vector<uint32_t>& changed, bool full, JobViewCache* cache, budget::FleetWorth* fleet) {
   cache->BeginPass(changed, full);
   if (job_list) {
     SnapshotWalk walk{&jobs_with_cursor, last_pass, cache};
     list_for_each(job_list, SnapshotOne, &walk);
   }
   cache->EndPass();
-  double capacity_gpus = 0;
-  for (int i = 0; i < node_record_count; ++i) capacity_gpus += NodeGpus(node_record_table_ptr[i]);
-  return capacity_gpus;
+  for (int i = 0; i < node_record_count; ++i) {
+    const node_record_t* node = node_record_table_ptr[i];
+    if (node) fleet->AddNode(i, OrEmpty(node->gres), NodeGpus(node));
+  }
 }
 
 int ApplyPriorities(const std::vector<std::pair<uint32_t, uint32_t>>& priorities) {

@@ -7,7 +7,8 @@
 //                    previous pass, into the JobViewCache (a view is built
 //                    only for a job that is new or changed, job_view_cache.h;
 //                    the others get their per-pass fields re-read), and the
-//                    cluster's GPUs (from the nodes' TRES); copies only, so
+//                    cluster's GPUs (from the nodes' TRES) with their worth
+//                    (from the nodes' Gres types); copies only, so
 //                    that the pass runs unlocked
 //   ApplyPriorities  writes the pass's new priorities, skipping jobs that
 //                    ended, started, were held or got an operator-set
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "libbudget/policy/gpu_worth.h"
 #include "libbudget/standing.h"
 #include "priority_budget/job_view.h"
 #include "priority_budget/job_view_cache.h"
@@ -34,10 +36,11 @@ namespace budget_prio {
 JobView ViewOfJob(const void* job_record);
 
 // Refreshes `cache` from the job list (BeginPass(changed, full) ... EndPass)
-// and returns the cluster's GPUs.
-// REQUIRES: the job and node read locks.
-double SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
-                    const std::vector<uint32_t>& changed, bool full, JobViewCache* cache);
+// and adds every node to `fleet` (its GPUs and Gres: the capacity and what
+// each node's GPUs are worth, libbudget/policy/gpu_worth.h).
+// REQUIRES: the job and node read locks; `fleet` has no node yet.
+void SnapshotJobs(const std::unordered_set<uint32_t>& jobs_with_cursor, budget::TimePoint last_pass,
+                  const std::vector<uint32_t>& changed, bool full, JobViewCache* cache, budget::FleetWorth* fleet);
 
 // REQUIRES: the job write lock. Returns how many priorities changed.
 int ApplyPriorities(const std::vector<std::pair<uint32_t, uint32_t>>& priorities);

@@ -18,7 +18,9 @@
 //
 // GPUs. A job's GPU count follows libbudget/config/gpu_count.h (its TRES, else its
 // GPU request); the cluster's capacity is the nodes' `gres/gpu` TRES, else
-// their Gres=.
+// their Gres=. Both are then weighted by GPU type (budget.conf
+// GpuTypeWeights, libbudget/policy/gpu_worth.h): the view keeps the job's
+// requested type and its nodes, the snapshot each node's Gres.
 //
 // Thread safety: plain values. Snapshot functions REQUIRE the job read lock
 // (they are called by the recalc thread through slurmctld_locks.h).
@@ -26,6 +28,7 @@
 #define SLURM_BUDGET_PRIORITY_BUDGET_JOB_VIEW_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -39,6 +42,16 @@
 namespace budget_prio {
 
 enum class JobPhase : uint8_t { kPending, kRunning, kSuspended, kFinished };
+
+// What a job's GPUs are worth depends on (libbudget/policy/gpu_worth.h):
+// the GPU type it asked for ("" untyped) and, once it runs, the Slurm
+// indices of its nodes (kept through its end and a requeue,
+// job_view_cache.cc Store). Immutable once shared; held by pointer so that
+// a view stays three cache lines (192 bytes).
+struct JobPlacement {
+  std::string gpu_type;
+  std::vector<int32_t> nodes;
+};
 
 // Layout. The recalc thread sweeps its 20,000 views four times a pass
 // (charge, demand, priority, and the snapshot's per-pass fields); what
@@ -72,7 +85,16 @@ struct alignas(64) JobView {
   uid_t uid = 0;
   std::string account;        // "" when the job has none
   std::string user;           // "" until resolved from uid
+  // What its GPUs are worth (JobPlacement); null for an untyped job that
+  // has not run, the common pending job.
+  std::shared_ptr<const JobPlacement> placement;
+
+  const std::string& gpu_type() const;
+  const std::vector<int32_t>& nodes() const;
 };
+
+// Null when both are empty.
+std::shared_ptr<const JobPlacement> PlacementOf(std::string gpu_type, std::vector<int32_t> nodes);
 
 constexpr uint32_t kNeutralUserPriority = 10000;
 constexpr uint32_t kMaxUserPriority = 65534;

@@ -79,6 +79,12 @@ void JobViewCache::Store(JobView view, const JobFingerprint& fingerprint) {
     // tail of the run held.
     const JobView& old = views_[located_];
     if (view.phase == JobPhase::kFinished && old.phase != JobPhase::kPending) view.gpus = old.gpus;
+    // So does it keep the nodes of its run (Slurm clears them off the
+    // record as they finish), and a requeued job (pending again, its tail
+    // still to charge) those of the run it left: the tail is charged at
+    // their GPU types' weights (libbudget/policy/gpu_worth.h).
+    if (old.phase != JobPhase::kPending && (view.phase == JobPhase::kFinished || view.phase == JobPhase::kPending))
+      view.placement = PlacementOf(view.gpu_type(), old.nodes());
     views_[located_] = std::move(view);
     fingerprints_[located_] = fingerprint;
     unresolved_[located_] = 1;

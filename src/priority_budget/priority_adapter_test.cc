@@ -139,6 +139,8 @@ void test_job_view_sweep_fields_fit_one_cache_line(void** /*state*/) {
   const char* base = reinterpret_cast<const char*>(&views[1]);
   assert_int_equal(reinterpret_cast<uintptr_t>(base) % 64, 0);
   assert_int_equal(sizeof(JobView) % 64, 0);
+  // Three lines: the rest (strings, placement) fits two.
+  assert_int_equal(sizeof(JobView), 192);
   const JobView& v = views[1];
   auto end_of = [&](const auto& field) {
     return static_cast<size_t>(reinterpret_cast<const char*>(&field) - base) + sizeof field;
@@ -193,14 +195,17 @@ void test_gpu_count_from_gres_spec(void** /*state*/) {
 
 // What every charging case starts from: kTree, budget.conf's defaults and a
 // 10-min ledger of 5-s buckets; Charge is one pass from `last_pass` to `now`.
+// `fleet` has no node and no weights unless a case adds them: every GPU
+// is worth 1.0.
 struct Charging {
   budget::AllocationTree tree = ParseTree(kTree);
   budget::BudgetConfig config;
   Ledger ledger{SmallWindow()};
+  budget::FleetWorth fleet{&config.gpu_type_weights};
 
   budget_prio::ChargeStats Charge(const std::vector<JobView>& jobs, budget::TimePoint last_pass,
                                   budget::TimePoint now) {
-    return budget_prio::ChargeJobs(jobs, tree, config, last_pass, now, &ledger);
+    return budget_prio::ChargeJobs(jobs, tree, config, fleet, last_pass, now, &ledger);
   }
   double Usage(const char* path, Ledger::Series series, budget::TimePoint now) {
     return ledger.WindowUsage(path, series, now);
@@ -346,6 +351,69 @@ void test_pending_demand(void** /*state*/) {
   // 3 GPUs x 10 s = 30 GPU-s of demand; the held job asks for nothing.
   assert_true(c.Usage("a", Series::kDemand, 110) == 30);
   assert_true(c.Usage("a", Series::kAllocated, 110) == 0);
+}
+
+// GpuTypeWeights=b200:2.0 on scripts/cluster.sh's fleet (GPU_TYPES="b200
+// b200 h100 h100": nodes 0-1 b200 x 8, 2-3 h100 x 8): capacity 2 x 16 +
+// 2 x 8 = 48 weighted GPUs of 32, a mean of 1.5 per GPU.
+void WeighTheTestFleet(Charging* c) {
+  assert_true(budget::GpuTypeWeights::Parse("b200:2.0", &c->config.gpu_type_weights).ok());
+  c->fleet = budget::FleetWorth(&c->config.gpu_type_weights);
+  for (int32_t i = 0; i < 4; ++i) c->fleet.AddNode(i, i < 2 ? "gpu:b200:8(S:0)" : "gpu:h100:8(S:0)", 8);
+  assert_true(c->fleet.weighted_capacity() == 48);
+}
+
+JobView RunningOn(uint32_t id, double gpus, std::vector<int32_t> nodes, const char* type = "") {
+  JobView job = Job(id, "acct_a", "x", JobPhase::kRunning, gpus, 100);
+  job.placement = budget_prio::PlacementOf(type, std::move(nodes));
+  return job;
+}
+
+void test_weighted_charging_by_the_nodes_a_job_runs_on(void** /*state*/) {
+  struct Case {
+    const char* what;
+    JobView job;
+    double allocated;  // GPU-s over [100, 110), by hand
+  };
+  const Case cases[] = {
+      {"4 untyped GPUs on b200 node 0: 4 x 2 x 10", RunningOn(1, 4, {0}), 80},
+      {"the same job on h100 node 2: 4 x 1 x 10", RunningOn(2, 4, {2}), 40},
+      {"16 typed b200 GPUs on nodes 0-1: 16 x 2 x 10", RunningOn(3, 16, {0, 1}, "b200"), 320},
+      {"16 untyped GPUs on nodes 1 and 3: (8 x 2 + 8 x 1) x 10", RunningOn(4, 16, {1, 3}), 240},
+  };
+  for (const Case& k : cases) {
+    Charging c;
+    WeighTheTestFleet(&c);
+    budget_prio::ChargeStats stats = c.Charge({k.job}, 100, 110);
+    if (c.Usage("a", Series::kAllocated, 110) != k.allocated)
+      fail_msg("%s: %g", k.what, c.Usage("a", Series::kAllocated, 110));
+    assert_true(stats.allocated_gpu_seconds == k.allocated);
+    // A running allocated job demands what it is charged.
+    assert_true(c.Usage("a", Series::kDemand, 110) == k.allocated);
+  }
+}
+
+void test_weighted_tails_and_demand(void** /*state*/) {
+  Charging c;
+  WeighTheTestFleet(&c);
+  // Job 7, 8 untyped GPUs on b200 node 0, ends at 115: 8 x 2 x [100, 115) = 240.
+  JobView ended = RunningOn(7, 8, {0});
+  c.Charge({ended}, 100, 110);
+  ended.phase = JobPhase::kFinished;
+  ended.end_time = 115;
+  c.Charge({ended}, 110, 120);
+  assert_true(c.Usage("a", Series::kAllocated, 120) == 240);
+  // Pending (b/bob): 2 typed h100 GPUs x 1 + 2 untyped x the mean 1.5 = 5
+  // weighted GPUs, over [120, 130): 50 GPU-s of demand.
+  JobView h100 = Job(8, "acct_b", "bob", JobPhase::kPending, 2, 0);
+  h100.placement = budget_prio::PlacementOf("h100", {});
+  JobView untyped = Job(9, "acct_b", "bob", JobPhase::kPending, 2, 0);
+  c.Charge({h100, untyped}, 120, 130);
+  assert_true(c.Usage("b/bob", Series::kDemand, 130) == 50);
+  // Without weights the same jobs are worth their GPUs: 2 + 2 over 10 s = 40.
+  Charging plain;
+  plain.Charge({h100, untyped}, 120, 130);
+  assert_true(plain.Usage("b/bob", Series::kDemand, 130) == 40);
 }
 
 // --- the pass --------------------------------------------------------------
@@ -603,6 +671,40 @@ void test_view_cache_keeps_the_gpus_of_a_run_that_ended(void** /*state*/) {
   cache.Store(Job(5, "acct_a", "x", JobPhase::kPending, 4, 0), Print(3));
   cache.EndPass();
   assert_true(cache.views()[0].gpus == 4);
+}
+
+// The nodes of a run (what its GPUs are worth) stay with the view through
+// its end, whose record may list fewer, and through a requeue, whose tail
+// is charged at their weights.
+void test_view_cache_keeps_the_nodes_of_a_run(void** /*state*/) {
+  JobViewCache cache;
+  cache.BeginPass({}, false);
+  assert_null(cache.Reuse(5, Print(1, JobPhase::kRunning), Fields(50, JobPhase::kRunning)));
+  JobView running = Job(5, "acct_a", "x", JobPhase::kRunning, 16, 100);
+  running.placement = budget_prio::PlacementOf("", {0, 1});
+  cache.Store(running, Print(1, JobPhase::kRunning));
+  cache.EndPass();
+  // Ended, its record now showing node 1 only: nodes 0 and 1 stay.
+  cache.BeginPass({}, false);
+  assert_null(cache.Reuse(5, Print(2, JobPhase::kFinished), Fields(50, JobPhase::kFinished)));
+  JobView ended = Job(5, "acct_a", "x", JobPhase::kFinished, 8, 100);
+  ended.placement = budget_prio::PlacementOf("", {1});
+  cache.Store(ended, Print(2, JobPhase::kFinished));
+  cache.EndPass();
+  assert_true(cache.views()[0].nodes() == std::vector<int32_t>({0, 1}));
+  // Another job, requeued: pending, no nodes in its record; its run's stay.
+  JobViewCache requeues;
+  requeues.BeginPass({}, false);
+  assert_null(requeues.Reuse(6, Print(1, JobPhase::kRunning), Fields(50, JobPhase::kRunning)));
+  running.job_id = 6;
+  running.placement = budget_prio::PlacementOf("", {3});
+  requeues.Store(running, Print(1, JobPhase::kRunning));
+  requeues.EndPass();
+  requeues.BeginPass({}, false);
+  assert_null(requeues.Reuse(6, Print(3), Fields(50)));
+  requeues.Store(Job(6, "acct_a", "x", JobPhase::kPending, 16, 0), Print(3));
+  requeues.EndPass();
+  assert_true(requeues.views()[0].nodes() == std::vector<int32_t>({3}));
 }
 
 void test_view_cache_follows_the_job_list(void** /*state*/) {
@@ -1024,10 +1126,13 @@ int main(void) {
       cmocka_unit_test(test_pending_job_that_never_ran_is_not_charged),
       cmocka_unit_test(test_finished_job_without_cursor),
       cmocka_unit_test(test_pending_demand),
+      cmocka_unit_test(test_weighted_charging_by_the_nodes_a_job_runs_on),
+      cmocka_unit_test(test_weighted_tails_and_demand),
       cmocka_unit_test(test_pass_orders_teams_by_usage_over_share),
       cmocka_unit_test(test_pass_counts_what_the_report_shows),
       cmocka_unit_test(test_view_cache_rebuilds_only_what_changed),
       cmocka_unit_test(test_view_cache_keeps_the_gpus_of_a_run_that_ended),
+      cmocka_unit_test(test_view_cache_keeps_the_nodes_of_a_run),
       cmocka_unit_test(test_view_cache_follows_the_job_list),
       cmocka_unit_test(test_view_cache_resolves_nodes_per_tree),
       cmocka_unit_test(test_changed_jobs_overflow_to_a_full_rebuild),

@@ -100,6 +100,11 @@ std::string LocalTime(budget::TimePoint t) {
   return text;
 }
 
+// GpuTypeWeights as logged.
+std::string WeightsText(const std::string& weights) {
+  return weights.empty() ? "none (every GPU 1.0)" : weights;
+}
+
 std::string JoinPaths(const std::vector<std::string>& paths) {
   std::string out;
   for (const std::string& path : paths) {
@@ -119,6 +124,7 @@ RecalcThread::RecalcThread(budget::BudgetConfig config, std::string budget_conf_
       ledger_file_(StateFile(state_dir_, kLedgerFileName)),
       report_file_(StateFile(state_dir_, budget::kReportSnapshotFileName)),
       standings_file_(StateFile(state_dir_, budget::kStandingsSnapshotFileName)),
+      gpu_weights_file_(StateFile(state_dir_, kGpuWeightsFileName)),
       state_(state),
       ledger_(LedgerOptions(config_)) {}
 
@@ -132,6 +138,8 @@ budget::Status RecalcThread::Start() {
   st = budget::Ledger::CheckOptions(ledger_.options());
   if (!st.ok()) return budget::Status::InvalidArgument(budget_conf_path_ + ": " + st.message());
   LoadLedger();
+  ReadChargedGpuWeights();
+  NoteGpuWeightsInForce("at start");
   reloader_ = std::make_unique<TreeReloader>(source, StateFile(state_dir_, kLastGoodTreeFileName),
                                              config_.budget_refresh);
   st = reloader_->LoadLastGood();
@@ -199,10 +207,11 @@ void RecalcThread::Stop() {
 
 void RecalcThread::Run() {
   info("priority/budget: recalc thread started: RecalcInterval=%lld s, BudgetRefresh=%s, LookbackWindow=%s, "
-       "LedgerBucket=%s, tree source %s",
+       "LedgerBucket=%s, GpuTypeWeights=%s, tree source %s",
        static_cast<long long>(config_.recalc_interval), budget::FormatDuration(config_.budget_refresh).c_str(),
        budget::FormatDuration(config_.lookback_window).c_str(),
-       budget::FormatDuration(config_.ledger_bucket).c_str(), reloader_->source().description().c_str());
+       budget::FormatDuration(config_.ledger_bucket).c_str(),
+       WeightsText(config_.gpu_type_weights.ToString()).c_str(), reloader_->source().description().c_str());
   while (true) {
     try {
       RunPass();
@@ -265,6 +274,7 @@ void RecalcThread::ReloadConfigIfAsked() {
       reloader_->set_source(source);
       reloader_->set_refresh(config.budget_refresh);
       config_ = config;
+      NoteGpuWeightsInForce("at reconfigure");
     }
   }
   full_rebuild_ = true;  // a reconfigure may change what a view holds
@@ -363,8 +373,12 @@ void RecalcThread::RunPass() {
   // lock, so no mark can fall between this list and the snapshot.
   bool all_changed = false;
   std::vector<uint32_t> changed_jobs = state_->TakeChangedJobs(&all_changed);
-  double capacity_gpus = SnapshotJobs(with_cursor, last_pass_, changed_jobs, full || all_changed, &job_views_);
+  // The nodes' GPUs and what they are worth (GpuTypeWeights): capacity,
+  // entitlement, owed and every charge are in weighted GPUs.
+  budget::FleetWorth fleet(&config_.gpu_type_weights);
+  SnapshotJobs(with_cursor, last_pass_, changed_jobs, full || all_changed, &job_views_, &fleet);
   budget_unlock_jobs_read();
+  const double capacity_gpus = fleet.weighted_capacity();
   times.snapshot_ms = MillisSince(start);
   times.views_built = job_views_.built();
   if (full || all_changed) {
@@ -377,7 +391,7 @@ void RecalcThread::RunPass() {
   const budget::AllocationTree& tree = reloader_->tree();
   job_views_.Resolve(tree, reloader_->generation(), &user_names_);
   const std::vector<JobView>& jobs = job_views_.views();
-  ChargeStats charged = ChargeJobs(jobs, tree, config_, last_pass_, now, &ledger_);
+  ChargeStats charged = ChargeJobs(jobs, tree, config_, fleet, last_pass_, now, &ledger_);
   PassResult result;
   budget::Status st =
       ComputePriorities(reloader_->shared_tree(), config_, jobs, capacity_gpus, now, &ledger_, &result);
@@ -535,6 +549,28 @@ void RecalcThread::LoadLedger() {
             state_dir_.c_str());
       break;
   }
+}
+
+void RecalcThread::ReadChargedGpuWeights() {
+  std::string text;
+  budget::Status st = ReadWholeFile(gpu_weights_file_, &text);
+  // No file: the ledger was charged without weights (or is new).
+  if (!st.ok() && !st.IsNotFound()) error("priority/budget: %s", st.message().c_str());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  charged_weights_ = text;
+}
+
+void RecalcThread::NoteGpuWeightsInForce(const char* when) {
+  const std::string in_force = config_.gpu_type_weights.ToString();
+  if (in_force == charged_weights_) return;
+  info("priority/budget: GpuTypeWeights changed %s from %s to %s: usage is charged in the new weights from now "
+       "on; what the ledger holds stays as charged, in the old weights, until it leaves the window "
+       "(LookbackWindow=%s); capacity and owed time are in the new weights at once",
+       when, WeightsText(charged_weights_).c_str(), WeightsText(in_force).c_str(),
+       budget::FormatDuration(config_.lookback_window).c_str());
+  budget::Status st = WriteFileAtomically(gpu_weights_file_, in_force + "\n");
+  if (!st.ok()) error("priority/budget: cannot record the GpuTypeWeights in force: %s", st.message().c_str());
+  charged_weights_ = in_force;
 }
 
 void RecalcThread::SaveLedger() {

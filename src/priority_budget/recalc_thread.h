@@ -85,6 +85,12 @@ class RecalcThread {
   void LogReloadOutcome(const ReloadOutcome& outcome, double fetch_seconds);
   void LoadLedger();
   void SaveLedger();
+  // Logs once when the GpuTypeWeights in force differ from those the
+  // ledger was last charged under (kGpuWeightsFileName), and records them:
+  // the ledger keeps what it was charged, in the old weights, until it
+  // leaves the window. `when`: "at start", "at reconfigure".
+  void NoteGpuWeightsInForce(const char* when);
+  void ReadChargedGpuWeights();
   bool ReportDue(budget::TimePoint now) const;
   // Returns the thread CPU ms of building the snapshot (the rest of the
   // write is JSON text and the file).
@@ -103,6 +109,7 @@ class RecalcThread {
   const std::string ledger_file_;
   const std::string report_file_;
   const std::string standings_file_;
+  const std::string gpu_weights_file_;
   PluginState* const state_;
   budget::Ledger ledger_;
   std::unique_ptr<TreeReloader> reloader_;
@@ -121,6 +128,8 @@ class RecalcThread {
   budget::SubtreeHistoryCache history_cache_;  // the report's owed/delivered
   budget::ReportFileWriter report_writer_;
   budget::TimePoint last_pass_ = 0;
+  // The weights the ledger was last charged under ("b200:2,h100:1").
+  std::string charged_weights_;
   std::atomic<bool> standings_read_{true};
   bool standings_removed_ = false;  // since standings_read_ was last true
   std::vector<std::string> top_allocations_;

@@ -43,7 +43,8 @@ budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& j
   report->window = ledger->options().window;
   report->bucket_width = ledger->options().bucket_width;
   report->recalc_interval = view.config.recalc_interval;
-  report->capacity_gpus = capacity_gpus;
+  report->capacity_gpus = capacity_gpus;  // weighted GPUs with GpuTypeWeights
+  report->gpu_type_weights = view.config.gpu_type_weights;
 
   // Pending jobs are counted (pass.activity), not listed: their place is
   // their Slurm priority (report_snapshot.h, version 3).
@@ -80,6 +81,7 @@ void BuildNoTreeReport(const budget::BudgetConfig& config, const std::string& tr
   report->window = config.lookback_window;
   report->bucket_width = config.ledger_bucket;
   report->recalc_interval = config.recalc_interval;
+  report->gpu_type_weights = config.gpu_type_weights;
 }
 
 }  // namespace budget_prio

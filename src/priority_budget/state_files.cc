@@ -104,7 +104,8 @@ budget::Status ReadWholeFile(const std::string& path, std::string* text) {
 
 std::vector<std::string> RemoveStaleTempFiles(const std::string& dir) {
   std::vector<std::string> removed;
-  for (const char* name : {kLastGoodTreeFileName, budget::kReportSnapshotFileName, budget::kStandingsSnapshotFileName}) {
+  for (const char* name : {kLastGoodTreeFileName, kGpuWeightsFileName, budget::kReportSnapshotFileName,
+                           budget::kStandingsSnapshotFileName}) {
     std::string tmp = StateFile(dir, name) + ".tmp";
     if (unlink(tmp.c_str()) == 0) removed.push_back(tmp);
   }

@@ -11,6 +11,11 @@
 //                                 down still has a tree. job_submit/contract
 //                                 reads it too (UnknownAccount=reject), so
 //                                 that it never fetches a URL itself.
+//   budget_gpu_weights            the GpuTypeWeights the ledger was last
+//                                 charged under ("b200:2,h100:1", "" for
+//                                 none), written when they change, so that
+//                                 a change is logged once, at the
+//                                 reconfigure or restart that brings it.
 //
 // Atomic write: the bytes go to `file.tmp`, fsync, rename over `file`,
 // fsync of the directory: a crash leaves the old file or the new one.
@@ -30,6 +35,7 @@ namespace budget_prio {
 
 constexpr char kLedgerFileName[] = "budget_ledger.dat";
 constexpr char kLastGoodTreeFileName[] = "budget_tree.last_good.json";
+constexpr char kGpuWeightsFileName[] = "budget_gpu_weights";
 
 // "<dir>/<name>".
 std::string StateFile(const std::string& dir, const char* name);

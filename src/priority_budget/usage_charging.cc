@@ -14,14 +14,17 @@ bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config) {
 
 namespace {
 
-// Charges the run that began at `start` up to `now` (from its cursor on).
+// Charges the run that began at `start` up to `now` (from its cursor on),
+// at the weighted GPUs of the nodes it ran on.
 void ChargeRun(const JobView& job, budget::TimePoint start, const std::string& path,
-               budget::Ledger::Series occupancy, budget::TimePoint now, budget::Ledger* ledger, ChargeStats* stats) {
+               budget::Ledger::Series occupancy, budget::TimePoint now, const budget::FleetWorth& fleet,
+               budget::Ledger* ledger, ChargeStats* stats) {
   budget::TimePoint from = std::max(start, ledger->ChargedUntil(job.job_id));
+  const double rate = fleet.RunningJobRate(job.gpu_type(), job.gpus, job.nodes());
   if (occupancy == budget::Ledger::Series::kAllocated && now > from) {
-    stats->allocated_gpu_seconds += job.gpus * static_cast<double>(now - from);
+    stats->allocated_gpu_seconds += rate * static_cast<double>(now - from);
   }
-  ledger->ChargeRunningJob(job.job_id, path, occupancy, start, now, job.gpus);
+  ledger->ChargeRunningJob(job.job_id, path, occupancy, start, now, rate);
   // ChargeRunningJob ignores jobs without GPUs; their cursor must still move.
   ledger->SetChargedUntil(job.job_id, now);
 }
@@ -29,8 +32,8 @@ void ChargeRun(const JobView& job, budget::TimePoint start, const std::string& p
 }  // namespace
 
 ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::AllocationTree& tree,
-                       const budget::BudgetConfig& config, budget::TimePoint last_pass,
-                       budget::TimePoint now, budget::Ledger* ledger) {
+                       const budget::BudgetConfig& config, const budget::FleetWorth& fleet,
+                       budget::TimePoint last_pass, budget::TimePoint now, budget::Ledger* ledger) {
   ChargeStats stats;
   // Which cursors still have their job: a lookup per job in the (small) set
   // of cursors, rather than a set of every job id (20,000 allocations a
@@ -52,7 +55,7 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
                                                                     : budget::Ledger::Series::kUnallocated;
     switch (job.phase) {
       case JobPhase::kRunning:
-        ChargeRun(job, job.start_time, path, occupancy, now, ledger, &stats);
+        ChargeRun(job, job.start_time, path, occupancy, now, fleet, ledger, &stats);
         ++stats.running;
         break;
       case JobPhase::kSuspended:
@@ -63,7 +66,7 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
         budget::TimePoint end = std::min(job.end_time, now);
         if (cursor == 0 && end <= last_pass) break;  // ended before we watched
         if (cursor >= end) break;                    // tail already charged
-        ChargeRun(job, job.start_time, path, occupancy, end, ledger, &stats);
+        ChargeRun(job, job.start_time, path, occupancy, end, fleet, ledger, &stats);
         ++stats.finished;
         break;
       }
@@ -80,12 +83,12 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
         if (cursor > 0) {
           const budget::TimePoint end = std::min(job.end_time, now);
           if (end > cursor) {
-            ChargeRun(job, cursor, path, occupancy, end, ledger, &stats);
+            ChargeRun(job, cursor, path, occupancy, end, fleet, ledger, &stats);
             ++stats.requeued;
           }
         }
         if (!job.held && job.gpus > 0 && occupancy == budget::Ledger::Series::kAllocated)
-          pending_gpus[node] += job.gpus;
+          pending_gpus[node] += fleet.PendingJobRate(job.gpu_type(), job.gpus);
         ++stats.pending;
         break;
       }

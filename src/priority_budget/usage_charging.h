@@ -3,6 +3,12 @@
 // slurmctld's locks, on a snapshot).
 //
 // Rules (what must stay true):
+//   - GPUs are weighted by type (budget.conf GpuTypeWeights): wherever a
+//     rule below says "GPUs", it charges the weighted GPUs of the core's
+//     rule (libbudget/policy/gpu_worth.h): a running, finished or requeued
+//     job's by the nodes of its run, a pending job's by its requested type
+//     (untyped: the fleet's mean weight). Without weights these are its
+//     GPUs.
 //   - A running job is charged its GPUs x [max(start, cursor), now) to its
 //     tree node's path, as kAllocated if its contract has min_runtime > 0,
 //     else kUnallocated; its cursor (Ledger::ChargedUntil) then moves to now.
@@ -40,6 +46,7 @@
 #include <vector>
 
 #include "libbudget/config/config.h"
+#include "libbudget/policy/gpu_worth.h"
 #include "libbudget/state/ledger.h"
 #include "libbudget/state/tree.h"
 #include "priority_budget/job_view.h"
@@ -52,7 +59,7 @@ struct ChargeStats {
   int requeued = 0;  // runs ended by a requeue, their tails charged
   int pending = 0;
   int forgotten = 0;
-  double allocated_gpu_seconds = 0;  // charged this pass
+  double allocated_gpu_seconds = 0;  // charged this pass (weighted)
 };
 
 // Whether the job is allocated work: its contract record (AdminComment) has
@@ -60,11 +67,12 @@ struct ChargeStats {
 bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config);
 
 // Charges `jobs` into `ledger` for the pass that ends at `now` and began at
-// `last_pass` (REQUIRES: last_pass <= now). Every job id of `jobs` counts
-// as still present; cursors of other jobs are forgotten.
+// `last_pass` (REQUIRES: last_pass <= now), their GPUs weighted by `fleet`.
+// Every job id of `jobs` counts as still present; cursors of other jobs are
+// forgotten.
 ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::AllocationTree& tree,
-                       const budget::BudgetConfig& config, budget::TimePoint last_pass,
-                       budget::TimePoint now, budget::Ledger* ledger);
+                       const budget::BudgetConfig& config, const budget::FleetWorth& fleet,
+                       budget::TimePoint last_pass, budget::TimePoint now, budget::Ledger* ledger);
 
 }  // namespace budget_prio
 

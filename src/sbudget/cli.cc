@@ -66,7 +66,8 @@ const char kOptionsHelp[] =
     "The output fits $COLUMNS (default 80) columns, except -l.\n";
 
 std::string Help() {
-  return std::string(kUsage) + kOptionsHelp + "\nColumns (GPU time in GPU-hours over the lookback window):\n" +
+  return std::string(kUsage) + kOptionsHelp + "\nColumns (GPU time in GPU-hours over the lookback window; weighted\n"
+         "GPU-hours when priority/budget runs with GpuTypeWeights, as the report says):\n" +
          ColumnHelp(false) + "With -l, also:\n" + [] {
            std::string extra;
            std::vector<std::string> short_names = ColumnNames(false);

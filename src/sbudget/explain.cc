@@ -98,7 +98,8 @@ void ExplainAllocation(const ReportSnapshot& s, const SnapshotJob& job, std::str
   Line(out, "allocation", text);
   const int decimals = GpuHoursDecimals({node->delivered, node->owed});
   Line(out, "", "delivered " + FormatGpuHours(node->delivered, decimals) + " of " +
-                    FormatGpuHours(node->owed, decimals) + " GPU-h owed over the window (" +
+                    FormatGpuHours(node->owed, decimals) + (s.gpu_type_weights.empty() ? "" : " weighted") +
+                    " GPU-h owed over the window (" +
                     Fixed("%.0f%%", 100 * node->DeliveredOverOwed()) + ")");
 }
 

@@ -324,6 +324,12 @@ std::string FormatJson(const ReportSnapshot& s, const std::vector<size_t>& rows,
   json_object_object_add(root, "stale", json_object_new_boolean(s.IsStale(now)));
   json_object_object_add(root, "tree_source", json_object_new_string(s.tree_source.c_str()));
   json_object_object_add(root, "capacity_gpus", json_object_new_double(s.capacity_gpus));
+  // The unit of capacity_gpus and of every *_gpu_hours value.
+  json_object_object_add(root, "unit", json_object_new_string(GpuTimeUnit(s).c_str()));
+  json_object* weights = json_object_new_object();
+  for (const auto& [type, weight] : s.gpu_type_weights.entries())
+    json_object_object_add(weights, type.c_str(), json_object_new_double(weight));
+  json_object_object_add(root, "gpu_weights", weights);
   json_object_object_add(root, "window", json_object_new_int64(s.window));
   json_object_object_add(root, "fragmentation",
                          s.has_fragmentation ? json_object_new_double(s.fragmentation) : nullptr);
@@ -395,13 +401,26 @@ std::string FormatTimestamp(budget::TimePoint t) {
   return buf;
 }
 
+std::string GpuTimeUnit(const ReportSnapshot& s) {
+  return s.gpu_type_weights.empty() ? "GPU-hours" : "weighted GPU-hours";
+}
+
 std::string FormatSnapshotSummary(const ReportSnapshot& s, budget::TimePoint now, size_t width) {
   std::string when = "Budget snapshot of " + FormatTimestamp(s.generated_at) + " (" + std::to_string(s.Age(now)) +
                      " s old),";
-  std::string what = "capacity " + Printf("%g", s.capacity_gpus) + " GPUs, window " + budget::FormatDuration(s.window);
+  const bool weighted = !s.gpu_type_weights.empty();
+  std::string what = "capacity " + Printf("%g", s.capacity_gpus) + (weighted ? " weighted GPUs" : " GPUs") +
+                     ", window " + budget::FormatDuration(s.window);
   if (s.has_fragmentation) what += ", fragmentation " + Printf("%.1f%%", 100 * s.fragmentation);
-  if (when.size() + 1 + what.size() <= width) return when + " " + what + "\n";
-  return when + "\n  " + what + "\n";
+  // The unit of every GPU-h column (owed, delivered, unallocated), and of
+  // the capacity they are figured from.
+  std::string unit = "GPU time in " + GpuTimeUnit(s);
+  if (weighted) {
+    const std::string weights = "(GpuTypeWeights=" + s.gpu_type_weights.ToString() + "; other types 1)";
+    unit += unit.size() + 1 + weights.size() <= width ? " " + weights : "\n  " + weights;
+  }
+  std::string out = when.size() + 1 + what.size() <= width ? when + " " + what + "\n" : when + "\n  " + what + "\n";
+  return out + unit + "\n";
 }
 
 }  // namespace sbudget

@@ -93,12 +93,18 @@ std::string FormatTable(const budget::ReportSnapshot& snapshot, const std::vecto
                         const TableOptions& options);
 
 // {"generated_at", "age", "stale", "capacity_gpus", "window",
-//  "fragmentation", "tree_source", "nodes": [{...one object per row...}]}.
+//  "fragmentation", "tree_source", "unit" (GpuTimeUnit), "gpu_weights"
+//  ({type: weight}), "nodes": [{...one object per row...}]}.
 std::string FormatJson(const budget::ReportSnapshot& snapshot, const std::vector<size_t>& rows,
                        budget::TimePoint now);
 
-// One line for humans above the table (two when wider than `width`): when
-// the snapshot was taken, its age, capacity, window and fragmentation.
+// The unit of the snapshot's GPU times: "GPU-hours", or "weighted
+// GPU-hours" when priority/budget ran with GpuTypeWeights.
+std::string GpuTimeUnit(const budget::ReportSnapshot& snapshot);
+
+// Lines for humans above the table: when the snapshot was taken, its age,
+// capacity, window and fragmentation (two lines when wider than `width`);
+// then the unit of the GPU times, with the weights in force.
 std::string FormatSnapshotSummary(const budget::ReportSnapshot& snapshot, budget::TimePoint now,
                                   size_t width = kDefaultWidth);
 

@@ -1233,9 +1233,34 @@ void TestStateSaveLocationFromConf(void**) {
 
 }  // namespace
 
+// The unit of the GPU times under the snapshot line: GPU-hours, or
+// weighted GPU-hours with the weights in force (report_snapshot.h "Unit").
+void TestSummaryNamesTheUnit(void**) {
+  ReportSnapshot s = Fixture();
+  std::string plain = sbudget::FormatSnapshotSummary(s, kGenerated + 10, SIZE_MAX);
+  AssertContains(plain, "capacity 80 GPUs");
+  AssertContains(plain, "\nGPU time in GPU-hours\n");
+  assert_string_equal(sbudget::GpuTimeUnit(s).c_str(), "GPU-hours");
+
+  s.gpu_type_weights.Set("b200", 2);
+  s.gpu_type_weights.Set("h100", 1);
+  s.capacity_gpus = 120;  // 40 B200 + 40 H100 GPUs: 40 x 2 + 40 x 1
+  std::string weighted = sbudget::FormatSnapshotSummary(s, kGenerated + 10, SIZE_MAX);
+  AssertContains(weighted, "capacity 120 weighted GPUs");
+  AssertContains(weighted, "\nGPU time in weighted GPU-hours (GpuTypeWeights=b200:2,h100:1; other types 1)\n");
+  // At 60 columns the weights go on a line of their own.
+  std::string narrow = sbudget::FormatSnapshotSummary(s, kGenerated + 10, 60);
+  AssertContains(narrow, "\nGPU time in weighted GPU-hours\n  (GpuTypeWeights=b200:2,h100:1; other types 1)\n");
+  // --json: the unit and the weights.
+  std::string json = sbudget::FormatJson(s, {0}, kGenerated + 10);
+  AssertContains(json, "\"unit\": \"weighted GPU-hours\"");
+  AssertContains(json, "\"b200\": 2");
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(TestSelectionFollowsSshare),
+      cmocka_unit_test(TestSummaryNamesTheUnit),
       cmocka_unit_test(TestParsable2RowsParseBack),
       cmocka_unit_test(TestParsableEndsEachLineWithBar),
       cmocka_unit_test(TestColumnsIndentByDepthAndAlign),

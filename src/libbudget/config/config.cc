@@ -125,6 +125,8 @@ const KeySpec kKeys[] = {
     {"QuickStartMinRuntime",
      [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->quick_start_min_runtime); }},
     {"ReportDir", ParseReportDir},
+    {"GpuTypeWeights",
+     [](std::string_view v, BudgetConfig* c) { return GpuTypeWeights::Parse(v, &c->gpu_type_weights); }},
     {"QuickStartGpus", [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_gpus); }},
     {"HeroMinNodes",
      [](std::string_view v, BudgetConfig* c) {

@@ -35,6 +35,9 @@
 //                              on a file system the login nodes mount), and
 //                              sbudget reads it from here; no default: only
 //                              in StateSaveLocation
+//   GpuTypeWeights=T:W,...     what an hour of each GPU type is worth
+//                              (gpu_type_weights.h): budgets are charged in
+//                              weighted GPU-hours; no default: every GPU 1.0
 //
 // Thread safety: plain functions over values; no shared state.
 #ifndef SLURM_BUDGET_LIBBUDGET_CONFIG_H_
@@ -44,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libbudget/config/gpu_type_weights.h"
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
 
@@ -74,6 +78,9 @@ struct BudgetConfig {
   // Where else the report snapshot is written and read (sbudget on any
   // host, snapshot_locate.h); "" for StateSaveLocation only.
   std::string report_dir;                     // ReportDir
+  // What an hour of each GPU type is worth (policy/gpu_worth.h charges
+  // by it); empty: every GPU 1.0.
+  GpuTypeWeights gpu_type_weights;            // GpuTypeWeights
 };
 
 // Parses the text of a budget.conf. `file` names it in error messages, and

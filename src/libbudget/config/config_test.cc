@@ -51,7 +51,8 @@ void test_reads_every_key_case_insensitively(void**) {
       "HeroMinNodes=4\n"
       "QuickStartGpus=2\n"
       "QuickStartMinRuntime=10\n"
-      "ReportDir=/shared/slurm-budget/\n";
+      "ReportDir=/shared/slurm-budget/\n"
+      "GPUTYPEWEIGHTS=h100:1.0,B200:2\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -71,6 +72,7 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.quick_start_gpus, 2);
   assert_int_equal(c.quick_start_min_runtime, 600);  // 10 min
   assert_string_equal(c.report_dir.c_str(), "/shared/slurm-budget");  // trailing slash dropped
+  assert_string_equal(c.gpu_type_weights.ToString().c_str(), "b200:2,h100:1");  // types lower-case, sorted
 }
 
 struct BadCase {
@@ -108,6 +110,7 @@ const BadCase kBad[] = {
     {"QuickStartMinRuntime=soon\n", "budget.conf:1: key QuickStartMinRuntime: invalid time \"soon\""},
     {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
     {"HeroMinNodes=x\n", "budget.conf:1: key HeroMinNodes: must be a whole number of nodes, 1 .. 1024, got \"x\""},
+    {"GpuTypeWeights=b200:two\n", "budget.conf:1: key GpuTypeWeights: entry \"b200:two\": the weight must be a decimal number"},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
      "budget.conf: DefaultMinRuntime (02:00:00) is longer than MaxMinRuntime (01:00:00)"},
 };
@@ -174,6 +177,7 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.hero_min_nodes, d.hero_min_nodes);
   assert_int_equal(c.quick_start_gpus, d.quick_start_gpus);
   assert_int_equal(c.quick_start_min_runtime, d.quick_start_min_runtime);
+  assert_true(c.gpu_type_weights == d.gpu_type_weights);  // commented out: no weights
 }
 
 void test_path_beside_slurm_conf(void**) {

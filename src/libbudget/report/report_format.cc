@@ -176,6 +176,9 @@ void WriteReportHead(JsonWriter& w, const ReportSnapshot& s) {
     w.Key("fragmentation").Null();
   }
   w.Key("tree_loaded").Bool(s.tree_loaded);
+  w.Key("gpu_weights").BeginObject();
+  for (const GpuTypeWeights::Entry& e : s.gpu_type_weights.entries()) w.Key(e.first).Double(e.second);
+  w.EndObject();
 }
 
 void WriteReportJobs(JsonWriter& w, const ReportSnapshot& s, bool rows) {

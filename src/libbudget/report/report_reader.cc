@@ -400,6 +400,28 @@ void ParseArray(FieldReader* r, const char* key, ParseFn parse, std::vector<T>* 
   }
 }
 
+// "gpu_weights": { "type": weight, .. }; absent in files written before
+// weights (none then).
+void ParseGpuWeights(const json_object* obj, GpuTypeWeights* out, std::string* error) {
+  json_object* weights = nullptr;
+  if (!json_object_object_get_ex(obj, "gpu_weights", &weights) || weights == nullptr) return;
+  if (!json_object_is_type(weights, json_type_object)) {
+    *error = "$.gpu_weights: must be an object";
+    return;
+  }
+  GpuTypeWeights table;
+  json_object_object_foreach(weights, type, value) {
+    const bool number = json_object_is_type(value, json_type_double) || json_object_is_type(value, json_type_int);
+    const double w = number ? json_object_get_double(value) : 0;
+    if (!number || !(w > 0) || w > kMaxGpuTypeWeight || *type == '\0') {
+      *error = std::string("$.gpu_weights.") + type + ": must be a weight in (0, 1000]";
+      return;
+    }
+    table.Set(type, w);
+  }
+  *out = std::move(table);
+}
+
 // Version and format first, so that a newer file is refused by its version
 // rather than by whatever field it changed.
 void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string* error) {
@@ -432,6 +454,7 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
   }
   s->tree_loaded = true;
   if (!r.failed() && json_object_object_get_ex(obj, "tree_loaded", nullptr)) r.Bool("tree_loaded", &s->tree_loaded);
+  if (!r.failed()) ParseGpuWeights(obj, &s->gpu_type_weights, error);
   ParseArray(&r, "nodes", ParseNode, &s->nodes, error);
   if (s->version == 1) {
     ParseArray(&r, "jobs", ParseJobObject, &s->jobs, error);

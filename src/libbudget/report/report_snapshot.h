@@ -24,6 +24,7 @@
 //     "recalc_interval": 30, "capacity_gpus": 64,
 //     "fragmentation": 0.125 | null,
 //     "tree_loaded": true,
+//     "gpu_weights": { "b200": 2, "h100": 1 },
 //     "nodes": [ { "path": "llm/pretrain", "name": "pretrain", "depth": 2,
 //                  "owners": [..], "account": "pretrain", "user": "",
 //                  "share": 70, "normalized_share": 0.7, "entitlement": 0.35,
@@ -71,6 +72,14 @@
 // of "no snapshot" (which reads as "priority/budget is not configured").
 // A file without the key (written before it existed) had a tree.
 //
+// Unit. Every GPU time and capacity_gpus is in weighted GPUs when the
+// plugin ran with GpuTypeWeights (budget.conf; policy/gpu_worth.h):
+// "gpu_weights" holds the weights in force when the snapshot was written,
+// {} without them (plain GPU-hours). running_gpus and pending_gpus stay
+// GPU counts. The ledger keeps what it charged under earlier weights
+// until it leaves the window: the weights recorded are the current ones,
+// not those of every bucket. A file without the key had none.
+//
 // Fragmentation. select/topo publishes its figure in its own state file
 // (packing_state.h); priority/budget copies it into each report it writes
 // (null when select/topo has written none), so that a reader of the report
@@ -95,6 +104,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libbudget/config/gpu_type_weights.h"
 #include "libbudget/policy/order.h"
 #include "libbudget/standing.h"
 #include "libbudget/state/subtree_history.h"
@@ -201,6 +211,8 @@ struct ReportSnapshot {
   // False: no allocation tree has loaded yet (see "No tree" above); the
   // snapshot then has no nodes and tree_source names the source.
   bool tree_loaded = true;
+  // The GpuTypeWeights in force (see "Unit" above); empty: GPU-hours.
+  GpuTypeWeights gpu_type_weights;
   std::vector<SnapshotNode> nodes;       // pre-order
   std::vector<SnapshotJob> jobs;
   std::vector<SnapshotHistory> history;

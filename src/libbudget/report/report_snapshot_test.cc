@@ -221,6 +221,42 @@ void TestUnknownKeysAreIgnored(void**) {
   assert_int_equal(out.generated_at, 1700000000);
 }
 
+// The weights in force (report_snapshot.h "Unit"): written as an object,
+// read back; a file written before them has none (plain GPU-hours); a bad
+// weight is refused by its path.
+void TestGpuWeightsAreRecordedAndOldFilesHaveNone(void**) {
+  const std::string whole = budget::FormatReportSnapshot(Sample());
+  assert_true(whole.find("\"gpu_weights\":{\"b200\":2,\"h100\":1}") != std::string::npos);
+  ReportSnapshot out;
+  assert_true(budget::ParseReportSnapshot(whole, "x", &out).ok());
+  assert_true(out.gpu_type_weights.WeightOf("b200") == 2);
+  assert_true(out.gpu_type_weights.WeightOf("h100") == 1);
+
+  ReportSnapshot old;
+  old.gpu_type_weights.Set("stale", 3);
+  const std::string without = SampleWith("\"gpu_weights\":{\"b200\":2,\"h100\":1},", "");
+  assert_true(budget::ParseReportSnapshot(without, "x", &old).ok());
+  assert_true(old.gpu_type_weights.empty());
+
+  struct Case {
+    std::string text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {SampleWith("\"b200\":2", "\"b200\":0"), "$.gpu_weights.b200: must be a weight in (0, 1000]"},
+      {SampleWith("\"b200\":2", "\"b200\":\"2\""), "$.gpu_weights.b200: must be a weight"},
+      {SampleWith("\"gpu_weights\":{\"b200\":2,\"h100\":1}", "\"gpu_weights\":[2]"),
+       "$.gpu_weights: must be an object"},
+  };
+  for (const Case& c : cases) {
+    ReportSnapshot bad;
+    Status st = budget::ParseReportSnapshot(c.text, "x", &bad);
+    if (st.ok()) fail_msg("accepted: %s", c.expected);
+    if (st.message().find(c.expected) == std::string::npos)
+      fail_msg("message \"%s\" lacks \"%s\"", st.message().c_str(), c.expected);
+  }
+}
+
 // --- job rows (version 2) and job objects (version 1) ------------------
 
 // Formats `s` and parses it back; fails the test on an error.
@@ -457,6 +493,7 @@ int main() {
       cmocka_unit_test(TestWriteIntoMissingDirectoryFails),
       cmocka_unit_test(TestMalformedDocumentsAreRefusedByPath),
       cmocka_unit_test(TestUnknownKeysAreIgnored),
+      cmocka_unit_test(TestGpuWeightsAreRecordedAndOldFilesHaveNone),
       cmocka_unit_test(TestExtremeFiniteNumbersRoundTripExactly),
       cmocka_unit_test(TestRowsRoundTripEveryJobFieldSetAndUnset),
       cmocka_unit_test(TestVersion1JobObjectsAreStillRead),
