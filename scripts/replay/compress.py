@@ -73,6 +73,7 @@ CONF_KEYS = [
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
     ("HeroMinNodes", "8", "keep"),
+    ("GpuTypeWeights", "", "keep"),
     ("ReportDir", "", "drop"),
 ]
 
