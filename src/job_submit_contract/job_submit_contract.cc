@@ -13,7 +13,8 @@
 // reply only through budget::LogSafe (log_safe.h): one short printable line.
 //
 // With PriorityType=priority/budget and UnknownAccount=reject it also refuses
-// a job whose account no node of the allocation tree binds, or any job while
+// a job whose account (-A, else the user's default account in slurmdbd:
+// default_account.h) no node of the allocation tree binds, or any job while
 // no tree has loaded (known_accounts.h: the tree priority/budget last
 // loaded, never fetched). A refusal gives every reason at once (account and
 // contract), and a job that declared no --min-runtime is told at submission
@@ -56,10 +57,12 @@ extern "C" {
 
 #include "libbudget/config/config.h"
 #include "libbudget/config/config_watch.h"
+#include "libbudget/policy/charged_account.h"
 #include "libbudget/policy/job_notes.h"
 #include "libbudget/policy/job_contract.h"
 #include "libbudget/config/log_safe.h"
 #include "libbudget/config/time_string.h"
+#include "default_account.h"
 #include "known_accounts.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
@@ -232,24 +235,29 @@ void SetSlurmString(char** field, const std::string& value) {
   *field = xstrdup(value.c_str());
 }
 
-// UnknownAccount=reject: the account must be bound in the allocation tree.
-// Returns the refusal, or nothing.
-std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
-  if (!settings.known_accounts) return std::nullopt;
-  std::string account = job_desc->account ? job_desc->account : "";
-  // The user's text, quoted in the reply and in slurmctld.log.
-  std::string name = account.empty() ? std::string("(none)") : budget::LogSafe(account);
-  switch (settings.known_accounts->Check(account)) {
+budget::TreeBinding BindingOf(budget_submit::KnownAccounts::Verdict verdict) {
+  switch (verdict) {
     case budget_submit::KnownAccounts::Verdict::kKnown:
-      return std::nullopt;
+      return budget::TreeBinding::kBound;
     case budget_submit::KnownAccounts::Verdict::kNoTree:
-      // Every account is unknown while no tree has loaded: the policy the
-      // admin chose holds then too (priority/budget logs why at every pass).
-      return "account " + name + " cannot be checked: no allocation tree has loaded yet (UnknownAccount=reject)";
+      return budget::TreeBinding::kNoTree;
     case budget_submit::KnownAccounts::Verdict::kUnknown:
       break;
   }
-  return "account " + name + " has no allocation in the budget tree (UnknownAccount=reject)";
+  return budget::TreeBinding::kUnbound;
+}
+
+// UnknownAccount=reject: the account the job will be charged to must be
+// bound in the allocation tree. That is -A, else the user's default
+// account, which slurmctld fills in only after job_submit plugins have run
+// (charged_account.h). Returns the refusal, or nothing.
+std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
+  if (!settings.known_accounts) return std::nullopt;
+  const std::string requested = job_desc->account ? job_desc->account : "";
+  const budget::ChargedAccount account = budget::ChargedAccountOf(
+      requested, requested.empty() ? budget_submit::UserDefaultAccount(job_desc->user_id) : std::string());
+  return budget::UnknownAccountRefusal(account, BindingOf(settings.known_accounts->Check(account.name)),
+                                       budget_submit::WithSlurmdbd());
 }
 
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
