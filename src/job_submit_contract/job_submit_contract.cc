@@ -1,7 +1,9 @@
 // job_submit/contract (`JobSubmitPlugins=contract`): admits the contract a job
 // declares with `--min-runtime` / `--resumable` (spank/contract puts them in
-// job_desc->spank_job_env), records it in the job's AdminComment and makes
-// the requeue flag follow `--resumable`, and writes the admitted contract
+// job_desc->spank_job_env) and with Slurm's own `--requeue` (the same as
+// `--resumable`) and `--no-requeue`, records it in the job's AdminComment,
+// sets Slurm's Requeue flag for a resumable job (leaving it to Slurm
+// otherwise: doc/admin-guide.md, "Requeue"), and writes the admitted contract
 // where the job's processes read it (PublishContract: SLURM_SPANK_MIN_RUNTIME
 // in seconds). On `scontrol update` it keeps an owner from changing the
 // contract of a started job, and records why it refused a change in the
@@ -60,6 +62,7 @@ extern "C" {
 #include "libbudget/policy/charged_account.h"
 #include "libbudget/policy/job_notes.h"
 #include "libbudget/policy/job_contract.h"
+#include "libbudget/policy/requeue_request.h"
 #include "libbudget/config/log_safe.h"
 #include "libbudget/config/time_string.h"
 #include "default_account.h"
@@ -188,6 +191,14 @@ std::optional<std::string> SpankEnv(char** env, uint32_t size, std::string_view 
 
 bool IsTrue(const std::string& value) { return !value.empty() && value != "0"; }
 
+// sbatch's --requeue (1) or --no-requeue (0) (sbatch.c fills
+// job_desc->requeue only when one was given: NO_VAL16 otherwise, and
+// slurmctld then applies JobRequeue), or `scontrol update Requeue=`.
+std::optional<bool> SlurmRequeue(const job_desc_msg_t* job_desc) {
+  if (job_desc->requeue == NO_VAL16) return std::nullopt;
+  return job_desc->requeue != 0;
+}
+
 // The --min-runtime text of a request: MIN_RUNTIME_OPTION, or from an older
 // spank/contract, MIN_RUNTIME (job_contract.h).
 std::optional<std::string> MinRuntimeText(const job_desc_msg_t* job_desc) {
@@ -264,12 +275,17 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   const Settings settings = CurrentSettings();
   std::optional<std::string> account_refusal = AccountRefusal(job_desc, settings);
   std::optional<std::string> min_runtime = MinRuntimeText(job_desc);
-  std::optional<std::string> resumable =
+  std::optional<std::string> resumable_option =
       SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankResumable);
+  const std::optional<bool> slurm_requeue = SlurmRequeue(job_desc);
+  bool resumable = false;
+  budget::Status st = budget::ResumableOf(
+      budget::RequeueRequest{resumable_option && IsTrue(*resumable_option), slurm_requeue}, &resumable);
   budget::JobContract contract;
-  budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
-                                               resumable && IsTrue(*resumable),
-                                               SubmissionTimeLimit(job_desc), settings.config, &contract);
+  if (st.ok()) {
+    st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr, resumable,
+                                  SubmissionTimeLimit(job_desc), settings.config, &contract);
+  }
   // Every reason at once: fixing one must not reveal the next.
   if (account_refusal || !st.ok()) {
     std::string message = account_refusal ? *account_refusal : "";
@@ -281,7 +297,9 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   // Slurm lets only operators set an AdminComment at submission; theirs is kept.
   SetSlurmString(&job_desc->admin_comment,
                  budget::ReplaceContractRecord(job_desc->admin_comment ? job_desc->admin_comment : "", contract));
-  job_desc->requeue = contract.resumable ? 1 : 0;
+  // Slurm's Requeue flag keeps Slurm's meaning (requeue_request.h): set for
+  // a resumable job, else as sent (--no-requeue, or JobRequeue's default).
+  if (auto flag = budget::RequeueFlagFor(contract.resumable, slurm_requeue)) job_desc->requeue = *flag ? 1 : 0;
   PublishContract(job_desc, contract);
   // Shown by sbatch/srun/salloc on success: a job that declared nothing is
   // told which contract it got.
@@ -380,7 +398,9 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid,
                                                  review.contract));
   }
   if (review.verdict == budget::UpdateVerdict::kChanged) {
-    job_desc->requeue = review.contract.resumable ? 1 : 0;
+    if (auto flag = budget::RequeueFlagFor(review.contract.resumable, SlurmRequeue(job_desc))) {
+      job_desc->requeue = *flag ? 1 : 0;
+    }
     info("job_submit/contract: JobId=%u contract is now %s (changed by uid %u)", job_ptr->job_id,
          budget::FormatContractRecord(review.contract).c_str(), submit_uid);
   }

@@ -107,6 +107,8 @@ int OnResumable(int, const char*, int) {
 }
 
 // One line each in `sbatch --help` (Slurm wraps usage text at 80 columns).
+// --resumable and sbatch's own --requeue declare the same contract
+// (libbudget/policy/requeue_request.h): the help says so.
 struct spank_option kMinRuntimeOption = {
     const_cast<char*>("min-runtime"), const_cast<char*>("time"),
     const_cast<char*>("Time protected from preemption (0: unallocated)"),
@@ -114,7 +116,7 @@ struct spank_option kMinRuntimeOption = {
 
 struct spank_option kResumableOption = {
     const_cast<char*>("resumable"), nullptr,
-    const_cast<char*>("Requeue (not cancel) the job when preempted"),
+    const_cast<char*>("Requeue (not cancel) when preempted; = --requeue"),
     0, 0, OnResumable};
 
 bool IsSubmittingContext() {

@@ -48,9 +48,10 @@ het=$(submit -o /dev/null --hold -A teama --min-runtime=30 --resumable --time=60
 # 30 min = 1800 s; "N+1" is the second component.
 check "het job: the component with --min-runtime=30 --resumable records it" \
   field_is "$het" AdminComment "contract:min_runtime=1800,resumable=1,declared=1"
+# resumable=0 in $kDefault: the first one's --resumable does not carry over
+# (Slurm's Requeue flag follows JobRequeue there, doc/admin-guide.md "Requeue").
 check "het job: the component without options gets the default, not the first one's" \
   field_is "$het+1" AdminComment "$kDefault"
-check "... and is not made requeueable by the first one's --resumable" field_is "$het+1" Requeue 0
 het2=$(submit -o /dev/null --hold -A teama --time=60 --gres=gpu:1 \
   : -A teamb --min-runtime=10 --gres=gpu:1 --time=60 : -A teamb --time=60 --wrap true) ||
   fail_now "submit a het job of three components"
