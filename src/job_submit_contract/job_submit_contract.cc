@@ -271,6 +271,20 @@ std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const 
                                        budget_submit::WithSlurmdbd());
 }
 
+// Whether the submission may be told its default contract: budget.conf's
+// DefaultContractNotice, the submitting host's notice=no (spank/contract),
+// and the het job component (het_job_offset: NO_VAL for a job that is not
+// one, 0 for the first component; proc_req.c joins every component's
+// message into the reply).
+budget::NoticeContext NoticeContextOf(const job_desc_msg_t* job_desc, const Settings& settings) {
+  budget::NoticeContext context;
+  context.conf_notice = settings.config.default_contract_notice;
+  auto host = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankContractNotice);
+  context.host_notice = !host || IsTrue(*host);
+  context.later_het_component = job_desc->het_job_offset != NO_VAL && job_desc->het_job_offset > 0;
+  return context;
+}
+
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   const Settings settings = CurrentSettings();
   std::optional<std::string> account_refusal = AccountRefusal(job_desc, settings);
@@ -302,8 +316,10 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   if (auto flag = budget::RequeueFlagFor(contract.resumable, slurm_requeue)) job_desc->requeue = *flag ? 1 : 0;
   PublishContract(job_desc, contract);
   // Shown by sbatch/srun/salloc on success: a job that declared nothing is
-  // told which contract it got.
-  if (!contract.declared && err_msg) *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
+  // told which contract it got, once per submission (job_contract.h).
+  if (err_msg && budget::ShowsDefaultContractNote(contract, NoticeContextOf(job_desc, settings))) {
+    *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
+  }
   return SLURM_SUCCESS;
 }
 

@@ -94,9 +94,19 @@ check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0); --requeue mak
 check "--requeue without --resumable gives Requeue=1" field_is "$id" Requeue 1
 check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
 check "... and sees the default in seconds, resumable (SLURM_SPANK_MIN_RUNTIME=30, RESUMABLE=1)" grep -qx 'MR=30 R=1' "$out_default"
-check "sbatch tells a job without --min-runtime which contract it got" \
-  contains "sbatch: no --min-runtime given: this job is protected for 00:00:30 (DefaultMinRuntime" \
-  "$(sbatch_out -o /dev/null --wrap true)"
+check "sbatch tells a job without --min-runtime which contract it got, in one line on stderr" \
+  bash -c '[ "$(sbatch -o /dev/null --hold --wrap true 2>&1 >/dev/null)" = "sbatch: no --min-runtime given: the default contract applies (protected for 00:00:30, cancelled if preempted)" ]'
+# The host's plugstack.conf turns the notice off for its commands (notice=no).
+stack=$CLUSTER_DIR/etc/plugstack.conf.d/contract.conf
+cp "$stack" "$stack.shipped"
+sed -i 's|^required .*spank_contract.so$|& notice=no|' "$stack"
+check "with notice=no in plugstack.conf, sbatch says nothing of the default contract" \
+  bash -c "grep -q 'spank_contract.so notice=no\$' '$stack' && [ \"\$(sbatch -o /dev/null --hold --wrap true 2>&1 >/dev/null)\" = '' ]"
+sed -i 's|notice=no$|notice=maybe|' "$stack"
+check "a plugstack.conf argument the plugin does not know stops sbatch, naming it" \
+  refused 'spank/contract: unknown argument "notice=maybe" in plugstack.conf (known: notice=yes, notice=no)' --wrap true
+mv "$stack.shipped" "$stack"
+scancel --quiet --state=PENDING --user=root 2>/dev/null
 check "... and says nothing when the job declares one" \
   bash -c '! sbatch -o /dev/null --min-runtime=0:10 --wrap true 2>&1 | grep -q "no --min-runtime given"'
 
@@ -233,7 +243,7 @@ check "slurmctld survived every request" bash -c 'scontrol ping | grep -q "is UP
 
 # --- an edited budget.conf applies after scontrol reconfigure -----------------------------
 conf_dir=$CLUSTER_DIR/etc
-printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMinRuntime=0:30\n' > "$conf_dir/budget.conf"
+printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMinRuntime=0:30\nDefaultContractNotice=no\n' > "$conf_dir/budget.conf"
 check "scontrol reconfigure after lowering MaxMinRuntime to 1:00:00" scontrol reconfigure
 check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused naming MaxMinRuntime=01:00:00" \
   refused "--min-runtime=2:00:00 exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
@@ -241,6 +251,9 @@ check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused namin
 reread="job_submit/contract: re-read $conf_dir/budget.conf; MaxMinRuntime=01:00:00"
 [ "$SLURM_SERIES" -ge 2311 ] && reread="job_submit/contract: loaded; MaxMinRuntime=01:00:00"
 check "... and the log says budget.conf was re-read" grep -q "$reread" "$CLUSTER_DIR/log/slurmctld.log"
+check "DefaultContractNotice=no: sbatch says nothing of the default contract" \
+  bash -c '[ "$(sbatch -o /dev/null --hold --wrap true 2>&1 >/dev/null)" = "" ]'
+scancel --quiet --state=PENDING --user=root 2>/dev/null
 printf 'MaxMinRuntime=1:00:00\nMaxMinRuntme=2:00:00\n' > "$conf_dir/budget.conf"
 check "a broken edit keeps the settings in force (--min-runtime=2:00:00 still refused)" \
   refused "exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true

@@ -30,6 +30,7 @@ void test_defaults_when_empty(void**) {
   assert_int_equal(c.timeslice_interval, 30);
   assert_int_equal(c.hero_wait, 1800);
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kReject);
+  assert_true(c.default_contract_notice);  // a job without --min-runtime is told its contract
 }
 
 void test_reads_every_key_case_insensitively(void**) {
@@ -51,7 +52,8 @@ void test_reads_every_key_case_insensitively(void**) {
       "HeroMinNodes=4\n"
       "QuickStartGpus=2\n"
       "QuickStartMinRuntime=10\n"
-      "ReportDir=/shared/slurm-budget/\n";
+      "ReportDir=/shared/slurm-budget/\n"
+      "defaultcontractnotice=NO\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -71,6 +73,7 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.quick_start_gpus, 2);
   assert_int_equal(c.quick_start_min_runtime, 600);  // 10 min
   assert_string_equal(c.report_dir.c_str(), "/shared/slurm-budget");  // trailing slash dropped
+  assert_false(c.default_contract_notice);
 }
 
 struct BadCase {
@@ -107,6 +110,8 @@ const BadCase kBad[] = {
     {"QuickStartGpus=2000\n", "budget.conf:1: key QuickStartGpus: must be between 0 and 1024"},
     {"QuickStartMinRuntime=soon\n", "budget.conf:1: key QuickStartMinRuntime: invalid time \"soon\""},
     {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
+    {"DefaultContractNotice=off\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"off\""},
+    {"DefaultContractNotice=\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"\""},
     {"HeroMinNodes=x\n", "budget.conf:1: key HeroMinNodes: must be a whole number of nodes, 1 .. 1024, got \"x\""},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
      "budget.conf: DefaultMinRuntime (02:00:00) is longer than MaxMinRuntime (01:00:00)"},
@@ -174,6 +179,7 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.hero_min_nodes, d.hero_min_nodes);
   assert_int_equal(c.quick_start_gpus, d.quick_start_gpus);
   assert_int_equal(c.quick_start_min_runtime, d.quick_start_min_runtime);
+  assert_int_equal(c.default_contract_notice, d.default_contract_notice);
 }
 
 void test_path_beside_slurm_conf(void**) {
