@@ -27,8 +27,8 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   --drain/--resume times                        round(x / F)
   BudgetTree                          the cluster's copy of the tree
   BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes,
-  TreeConnectTimeout, TreeFetchTimeout (network time, not workload
-  time), other SchedulerParameters keys: unchanged
+  DefaultContractNotice, TreeConnectTimeout, TreeFetchTimeout (network
+  time, not workload time), other SchedulerParameters keys: unchanged
   ReportDir                           dropped: the replay's cluster must not
                                       write into a site's shared report
 The four scheduler intervals are always written, Slurm's defaults scaled
@@ -73,6 +73,7 @@ CONF_KEYS = [
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
     ("HeroMinNodes", "8", "keep"),
+    ("DefaultContractNotice", "yes", "keep"),
     ("ReportDir", "", "drop"),
 ]
 
