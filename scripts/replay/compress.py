@@ -27,8 +27,8 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   --drain/--resume times                        round(x / F)
   BudgetTree                          the cluster's copy of the tree
   BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes,
-  TreeConnectTimeout, TreeFetchTimeout (network time, not workload
-  time), other SchedulerParameters keys: unchanged
+  DefaultContractNotice, TreeConnectTimeout, TreeFetchTimeout (network
+  time, not workload time), other SchedulerParameters keys: unchanged
   ReportDir                           dropped: the replay's cluster must not
                                       write into a site's shared report
 The four scheduler intervals are always written, Slurm's defaults scaled
@@ -74,6 +74,7 @@ CONF_KEYS = [
     ("QuickStartGpus", "1", "keep"),
     ("HeroMinNodes", "8", "keep"),
     ("GpuTypeWeights", "", "keep"),
+    ("DefaultContractNotice", "yes", "keep"),
     ("ReportDir", "", "drop"),
 ]
 

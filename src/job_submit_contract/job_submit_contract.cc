@@ -1,7 +1,9 @@
 // job_submit/contract (`JobSubmitPlugins=contract`): admits the contract a job
 // declares with `--min-runtime` / `--resumable` (spank/contract puts them in
-// job_desc->spank_job_env), records it in the job's AdminComment and makes
-// the requeue flag follow `--resumable`, and writes the admitted contract
+// job_desc->spank_job_env) and with Slurm's own `--requeue` (the same as
+// `--resumable`) and `--no-requeue`, records it in the job's AdminComment,
+// sets Slurm's Requeue flag for a resumable job (leaving it to Slurm
+// otherwise: doc/admin-guide.md, "Requeue"), and writes the admitted contract
 // where the job's processes read it (PublishContract: SLURM_SPANK_MIN_RUNTIME
 // in seconds). On `scontrol update` it keeps an owner from changing the
 // contract of a started job, and records why it refused a change in the
@@ -13,7 +15,8 @@
 // reply only through budget::LogSafe (log_safe.h): one short printable line.
 //
 // With PriorityType=priority/budget and UnknownAccount=reject it also refuses
-// a job whose account no node of the allocation tree binds, or any job while
+// a job whose account (-A, else the user's default account in slurmdbd:
+// default_account.h) no node of the allocation tree binds, or any job while
 // no tree has loaded (known_accounts.h: the tree priority/budget last
 // loaded, never fetched). A refusal gives every reason at once (account and
 // contract), and a job that declared no --min-runtime is told at submission
@@ -56,10 +59,13 @@ extern "C" {
 
 #include "libbudget/config/config.h"
 #include "libbudget/config/config_watch.h"
+#include "libbudget/policy/charged_account.h"
 #include "libbudget/policy/job_notes.h"
 #include "libbudget/policy/job_contract.h"
+#include "libbudget/policy/requeue_request.h"
 #include "libbudget/config/log_safe.h"
 #include "libbudget/config/time_string.h"
+#include "default_account.h"
 #include "known_accounts.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
@@ -185,6 +191,14 @@ std::optional<std::string> SpankEnv(char** env, uint32_t size, std::string_view 
 
 bool IsTrue(const std::string& value) { return !value.empty() && value != "0"; }
 
+// sbatch's --requeue (1) or --no-requeue (0) (sbatch.c fills
+// job_desc->requeue only when one was given: NO_VAL16 otherwise, and
+// slurmctld then applies JobRequeue), or `scontrol update Requeue=`.
+std::optional<bool> SlurmRequeue(const job_desc_msg_t* job_desc) {
+  if (job_desc->requeue == NO_VAL16) return std::nullopt;
+  return job_desc->requeue != 0;
+}
+
 // The --min-runtime text of a request: MIN_RUNTIME_OPTION, or from an older
 // spank/contract, MIN_RUNTIME (job_contract.h).
 std::optional<std::string> MinRuntimeText(const job_desc_msg_t* job_desc) {
@@ -232,36 +246,60 @@ void SetSlurmString(char** field, const std::string& value) {
   *field = xstrdup(value.c_str());
 }
 
-// UnknownAccount=reject: the account must be bound in the allocation tree.
-// Returns the refusal, or nothing.
-std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
-  if (!settings.known_accounts) return std::nullopt;
-  std::string account = job_desc->account ? job_desc->account : "";
-  // The user's text, quoted in the reply and in slurmctld.log.
-  std::string name = account.empty() ? std::string("(none)") : budget::LogSafe(account);
-  switch (settings.known_accounts->Check(account)) {
+budget::TreeBinding BindingOf(budget_submit::KnownAccounts::Verdict verdict) {
+  switch (verdict) {
     case budget_submit::KnownAccounts::Verdict::kKnown:
-      return std::nullopt;
+      return budget::TreeBinding::kBound;
     case budget_submit::KnownAccounts::Verdict::kNoTree:
-      // Every account is unknown while no tree has loaded: the policy the
-      // admin chose holds then too (priority/budget logs why at every pass).
-      return "account " + name + " cannot be checked: no allocation tree has loaded yet (UnknownAccount=reject)";
+      return budget::TreeBinding::kNoTree;
     case budget_submit::KnownAccounts::Verdict::kUnknown:
       break;
   }
-  return "account " + name + " has no allocation in the budget tree (UnknownAccount=reject)";
+  return budget::TreeBinding::kUnbound;
+}
+
+// UnknownAccount=reject: the account the job will be charged to must be
+// bound in the allocation tree. That is -A, else the user's default
+// account, which slurmctld fills in only after job_submit plugins have run
+// (charged_account.h). Returns the refusal, or nothing.
+std::optional<std::string> AccountRefusal(const job_desc_msg_t* job_desc, const Settings& settings) {
+  if (!settings.known_accounts) return std::nullopt;
+  const std::string requested = job_desc->account ? job_desc->account : "";
+  const budget::ChargedAccount account = budget::ChargedAccountOf(
+      requested, requested.empty() ? budget_submit::UserDefaultAccount(job_desc->user_id) : std::string());
+  return budget::UnknownAccountRefusal(account, BindingOf(settings.known_accounts->Check(account.name)),
+                                       budget_submit::WithSlurmdbd());
+}
+
+// Whether the submission may be told its default contract: budget.conf's
+// DefaultContractNotice, the submitting host's notice=no (spank/contract),
+// and the het job component (het_job_offset: NO_VAL for a job that is not
+// one, 0 for the first component; proc_req.c joins every component's
+// message into the reply).
+budget::NoticeContext NoticeContextOf(const job_desc_msg_t* job_desc, const Settings& settings) {
+  budget::NoticeContext context;
+  context.conf_notice = settings.config.default_contract_notice;
+  auto host = SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankContractNotice);
+  context.host_notice = !host || IsTrue(*host);
+  context.later_het_component = job_desc->het_job_offset != NO_VAL && job_desc->het_job_offset > 0;
+  return context;
 }
 
 int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   const Settings settings = CurrentSettings();
   std::optional<std::string> account_refusal = AccountRefusal(job_desc, settings);
   std::optional<std::string> min_runtime = MinRuntimeText(job_desc);
-  std::optional<std::string> resumable =
+  std::optional<std::string> resumable_option =
       SpankEnv(job_desc->spank_job_env, job_desc->spank_job_env_size, budget::kSpankResumable);
+  const std::optional<bool> slurm_requeue = SlurmRequeue(job_desc);
+  bool resumable = false;
+  budget::Status st = budget::ResumableOf(
+      budget::RequeueRequest{resumable_option && IsTrue(*resumable_option), slurm_requeue}, &resumable);
   budget::JobContract contract;
-  budget::Status st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr,
-                                               resumable && IsTrue(*resumable),
-                                               SubmissionTimeLimit(job_desc), settings.config, &contract);
+  if (st.ok()) {
+    st = budget::ValidateContract(min_runtime ? min_runtime->c_str() : nullptr, resumable,
+                                  SubmissionTimeLimit(job_desc), settings.config, &contract);
+  }
   // Every reason at once: fixing one must not reveal the next.
   if (account_refusal || !st.ok()) {
     std::string message = account_refusal ? *account_refusal : "";
@@ -273,11 +311,15 @@ int Submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   // Slurm lets only operators set an AdminComment at submission; theirs is kept.
   SetSlurmString(&job_desc->admin_comment,
                  budget::ReplaceContractRecord(job_desc->admin_comment ? job_desc->admin_comment : "", contract));
-  job_desc->requeue = contract.resumable ? 1 : 0;
+  // Slurm's Requeue flag keeps Slurm's meaning (requeue_request.h): set for
+  // a resumable job, else as sent (--no-requeue, or JobRequeue's default).
+  if (auto flag = budget::RequeueFlagFor(contract.resumable, slurm_requeue)) job_desc->requeue = *flag ? 1 : 0;
   PublishContract(job_desc, contract);
   // Shown by sbatch/srun/salloc on success: a job that declared nothing is
-  // told which contract it got.
-  if (!contract.declared && err_msg) *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
+  // told which contract it got, once per submission (job_contract.h).
+  if (err_msg && budget::ShowsDefaultContractNote(contract, NoticeContextOf(job_desc, settings))) {
+    *err_msg = xstrdup(budget::DefaultContractNote(contract).c_str());
+  }
   return SLURM_SUCCESS;
 }
 
@@ -372,7 +414,9 @@ int Modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid,
                                                  review.contract));
   }
   if (review.verdict == budget::UpdateVerdict::kChanged) {
-    job_desc->requeue = review.contract.resumable ? 1 : 0;
+    if (auto flag = budget::RequeueFlagFor(review.contract.resumable, SlurmRequeue(job_desc))) {
+      job_desc->requeue = *flag ? 1 : 0;
+    }
     info("job_submit/contract: JobId=%u contract is now %s (changed by uid %u)", job_ptr->job_id,
          budget::FormatContractRecord(review.contract).c_str(), submit_uid);
   }

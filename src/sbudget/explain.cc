@@ -218,11 +218,19 @@ void ExplainProtection(const SnapshotJob& job, TimePoint now, std::string* out) 
 // since, with its restart count raised (job_requeue counts every requeue);
 // a job it ended is PREEMPTED, Slurm's state for a job killed by a
 // preemption (sched_timeslice/job_actions.cc: not resumable, or Slurm
-// refused the requeue).
+// refused the requeue). Whether it was resumable is its contract's word,
+// not Slurm's Requeue flag, which is also set for jobs an admin may requeue
+// (libbudget/policy/requeue_request.h); a job without a contract record is
+// resumable iff Slurm may requeue it, as preempt/timeslice reads it
+// (sched_timeslice/job_facts.cc).
 std::string Outcome(const SlurmJob& slurm) {
   if (slurm.base_state == "PREEMPTED") {
-    return std::string("not requeued: it ended (JobState=PREEMPTED; ") +
-           (slurm.requeue ? "Requeue=1, but Slurm refused the requeue" : "not resumable, Requeue=0") + ")";
+    budget::JobContract contract;
+    const bool resumable =
+        budget::ParseContractRecord(slurm.admin_comment, &contract) ? contract.resumable : slurm.requeue;
+    const std::string flag = std::string("Requeue=") + (slurm.requeue ? "1" : "0");
+    return "not requeued: it ended (JobState=PREEMPTED; " +
+           (resumable ? flag + ", but Slurm refused the requeue" : "not resumable, " + flag) + ")";
   }
   if (slurm.restart_count == 0) return "not requeued (JobState=" + slurm.base_state + ")";
   return "requeued (resumable), " + std::to_string(slurm.restart_count) + " restart(s) so far";

@@ -781,6 +781,12 @@ void TestExplainSaysHowAPreemptionOrDrainEnded(void**) {
   slurm.requeue = true;
   assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
   AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; Requeue=1, but Slurm refused the requeue)");
+  // Not resumable by its contract, though Slurm may requeue it (JobRequeue=1
+  // gave it Requeue=1, so that an admin may): the contract decided.
+  slurm.admin_comment = "contract:min_runtime=0,resumable=0,declared=0";
+  assert_true(sbudget::ExplainJob(990, &slurm, nullptr, &s, kNow, &out).ok());
+  AssertContains(out, "not requeued: it ended (JobState=PREEMPTED; not resumable, Requeue=1)");
+  slurm.admin_comment.clear();
   // Requeued off a draining node at its contract end.
   slurm.state = slurm.base_state = "PENDING";
   slurm.restart_count = 1;

@@ -43,6 +43,13 @@
 // never sees its options: srun checks --min-runtime itself and refuses text
 // that is not a time, with the controller's message.
 //
+// One argument in plugstack.conf: `notice=no` (or the default, `yes`) tells
+// job_submit/contract, through CONTRACT_NOTICE=0 in the request's SPANK
+// environment, not to print which default contract a job that declared no
+// --min-runtime got (libbudget/policy/job_contract.h); budget.conf's
+// DefaultContractNotice turns it off for the whole cluster. Any other
+// argument stops the plugin with a message naming it.
+//
 // This is the only translation unit that includes slurm/spank.h (it clashes
 // with Slurm's internal log.h); the version script exports only plugin_* and
 // slurm_spank_* symbols.
@@ -71,6 +78,8 @@ namespace {
 std::string g_min_runtime;
 bool g_min_runtime_given = false;
 bool g_resumable = false;
+// From plugstack.conf (notice=yes|no), for every request of this process.
+bool g_notice = true;
 
 // Forgets the options of the component just submitted.
 void ResetRequest() {
@@ -107,6 +116,8 @@ int OnResumable(int, const char*, int) {
 }
 
 // One line each in `sbatch --help` (Slurm wraps usage text at 80 columns).
+// --resumable and sbatch's own --requeue declare the same contract
+// (libbudget/policy/requeue_request.h): the help says so.
 struct spank_option kMinRuntimeOption = {
     const_cast<char*>("min-runtime"), const_cast<char*>("time"),
     const_cast<char*>("Time protected from preemption (0: unallocated)"),
@@ -114,8 +125,24 @@ struct spank_option kMinRuntimeOption = {
 
 struct spank_option kResumableOption = {
     const_cast<char*>("resumable"), nullptr,
-    const_cast<char*>("Requeue (not cancel) the job when preempted"),
+    const_cast<char*>("Requeue (not cancel) when preempted; = --requeue"),
     0, 0, OnResumable};
+
+// Reads the plugin's plugstack.conf arguments; false, with slurm_error
+// naming it, on an argument it does not know.
+bool ReadArguments(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i] ? argv[i] : "";
+    if (arg == "notice=yes" || arg == "notice=no") {
+      g_notice = arg == "notice=yes";
+    } else {
+      slurm_error("spank/contract: unknown argument \"%s\" in plugstack.conf (known: notice=yes, notice=no)",
+                  arg.c_str());
+      return false;
+    }
+  }
+  return true;
+}
 
 bool IsSubmittingContext() {
   spank_context_t context = spank_context();
@@ -141,8 +168,9 @@ extern "C" {
 
 // Registered in every context: the remote side must know the options that
 // srun forwards to it, and sbatch ignores a static spank_options table.
-int slurm_spank_init(spank_t sp, int, char**) {
+int slurm_spank_init(spank_t sp, int argc, char** argv) {
   try {
+    if (!ReadArguments(argc, argv)) return -1;
     // A client run inside a job: the enclosing job's options, exported by
     // an older spank/contract, must not become this request's.
     if (IsSubmittingContext()) {
@@ -180,6 +208,7 @@ int slurm_spank_init_post_opt(spank_t sp, int, char**) {
     SetOrRemove(sp, budget::kSpankMinRuntimeOption, g_min_runtime_given ? g_min_runtime.c_str() : nullptr);
     SetOrRemove(sp, budget::kSpankMinRuntime, seconds_text.empty() ? nullptr : seconds_text.c_str());
     SetOrRemove(sp, budget::kSpankResumable, g_resumable ? "1" : nullptr);
+    SetOrRemove(sp, budget::kSpankContractNotice, g_notice ? nullptr : "0");
     for (const char* name : kOptionEnvNames) spank_job_control_unsetenv(sp, name);
     ResetRequest();
     return 0;

@@ -10,7 +10,13 @@
 #     with the admin guide's sacctmgr commands, a user is refused an account
 #     it is not associated with, in words that say so, and accepted in its
 #     own; added to the account, it is accepted there too; the warning is
-#     gone.
+#     gone;
+#   - a job sent without -A is checked against the account Slurm will
+#     charge, the user's default account in slurmdbd, though slurmctld fills
+#     it in only after job_submit plugins have run: accepted and charged to
+#     it when the tree binds it, refused naming it when not; without
+#     slurmdbd there is no default account, and the refusal says to give -A
+#     (src/libbudget/policy/charged_account.h).
 . "$(dirname "$0")/lib.sh"
 
 USER_NAME=${ACCOUNTS_TEST_USER:-budgetmember}
@@ -47,6 +53,12 @@ check "... and indeed any user's -A is accepted (robotics)" is_job_id "$reply"
 before_slurmdbd_job=$reply
 reply=$(user_submits science)
 check "... and any other (science)" is_job_id "$reply"
+reply=$(as_user "sbatch --parsable -o /dev/null --min-runtime=1 --wrap true")
+no_default_without_slurmdbd() {
+  ! is_job_id "$reply" >/dev/null || { echo "accepted: job $reply"; return 1; }
+  contains "no -A given, and without slurmdbd Slurm has no default account to charge: give -A with an account of the budget tree (UnknownAccount=reject)" "$reply"
+}
+check "... but without -A a job is refused: without slurmdbd there is no default account" no_default_without_slurmdbd
 scancel --quiet --user="$USER_NAME" 2>/dev/null
 
 # --- slurmdbd with AccountingStorageEnforce=associations -------------------------
@@ -103,6 +115,30 @@ check "... nor -A science" refused_in_words
 # (so that job_submit/contract's UnknownAccount check passes it).
 reply=$(as_user "sbatch --parsable -o /dev/null --min-runtime=1 -A pretrain --wrap true" nobody)
 check "a user with no association at all is refused -A pretrain" refused_in_words
+
+# --- no -A: the user's default account ---------------------------------------
+# The user's first account, pretrain, is its default (sacctmgr add user).
+default_accepted() { local out; out=$(as_user "sbatch --parsable -o /dev/null --min-runtime=1 --wrap true"); is_job_id "$out" && echo "$out" > "$CLUSTER_DIR/default_job"; }
+check "without -A, a job of a user whose default account (pretrain) is in the tree is accepted" default_accepted
+job=$(cat "$CLUSTER_DIR/default_job" 2>/dev/null)
+check "... and runs to completion, charged to pretrain" charged_to_pretrain
+# A second user whose default account, outside, is a Slurm account but no
+# account of the tree (etc/budget-tree.json.example binds pretrain,
+# posttrain, robotics, science).
+OUTSIDER=${ACCOUNTS_TEST_OUTSIDER:-budgetoutsider}
+ensure_test_user "$OUTSIDER"
+check "sacctmgr adds account outside and a user whose default account it is" \
+  bash -c "sacctmgr -i add account outside Description=not-in-tree Organization=elsewhere && sacctmgr -i add user $OUTSIDER account=outside"
+# Refused by the plugin, not by Slurm: the user is associated with outside.
+outsider_refused() {
+  local out; out=$(as_user "sbatch --parsable -o /dev/null --min-runtime=1 --wrap true" "$OUTSIDER")
+  ! is_job_id "$out" >/dev/null || { echo "accepted: job $out"; scancel "$out"; return 1; }
+  contains "no -A given, and your default account outside has no allocation in the budget tree (UnknownAccount=reject)" "$out"
+}
+# slurmdbd pushes the new user to slurmctld: until then the user has no
+# default account and the refusal says so; poll for the one naming outside.
+check "without -A, a user whose default account (outside) is not in the tree is refused, naming it" \
+  poll 30 outsider_refused
 
 check "sacctmgr adds the user to robotics" sacctmgr -i add user "$USER_NAME" account=robotics
 # slurmdbd pushes the new association to slurmctld: poll for it.

@@ -3,7 +3,11 @@
 # srun and salloc --min-runtime and --resumable; job_submit/contract admits,
 # refuses (with the message on the user's terminal) and records the contract
 # in AdminComment; a job's owner cannot change the contract once it runs, an
-# operator can.
+# operator can. sbatch's own --requeue is --resumable, --no-requeue declares
+# a job not resumable, and Slurm's Requeue flag keeps Slurm's meaning, so an
+# admin's `scontrol requeue` works on a job that is not resumable
+# (src/libbudget/policy/requeue_request.h). This cluster sets no JobRequeue:
+# Slurm's default, 1.
 . "$(dirname "$0")/lib.sh"
 
 USER_NAME=${CONTRACT_TEST_USER:-budgetuser}
@@ -48,6 +52,7 @@ check "sbatch --help lists --min-runtime=time" contains "--min-runtime=time" "$h
 check "sbatch --help lists --resumable" contains "--resumable" "$help"
 check "srun --help lists --min-runtime" contains "--min-runtime" "$(srun --help 2>&1)"
 check "salloc --help lists --resumable" contains "--resumable" "$(salloc --help 2>&1)"
+check "sbatch --help says --resumable is --requeue" contains "Requeue (not cancel) when preempted; = --requeue" "$help"
 
 # --- accepted contracts --------------------------------------------------------------
 out=$CLUSTER_DIR/env.out
@@ -69,22 +74,39 @@ check "srun --min-runtime=abc inside the allocation fails with sbatch's message"
 
 id=$(submit -o /dev/null --min-runtime=0:20 --wrap 'true') || fail_now "sbatch --min-runtime=0:20"
 check "a job without --resumable completes" wait_state "$id" COMPLETED 30
-check "a job without --resumable is not requeued (Requeue=0)" field_is "$id" Requeue 0
-check "... and its record says resumable=0" \
+check "a job without --resumable has a record that says resumable=0" \
   field_is "$id" AdminComment "contract:min_runtime=20,resumable=0,declared=1"
+check "... and keeps Slurm's Requeue flag as JobRequeue gives it (default 1)" field_is "$id" Requeue 1
+id=$(submit -o /dev/null --hold --min-runtime=0:20 --no-requeue --wrap 'true') || fail_now "sbatch --no-requeue"
+check "--no-requeue: not resumable, and Requeue=0" \
+  bash -c "[ \"\$(scontrol show job $id | grep -Eo '(AdminComment|Requeue)=[^ ]*' | tr '\n' ' ')\" = 'Requeue=0 AdminComment=contract:min_runtime=20,resumable=0,declared=1 ' ]"
+scancel "$id"
+check "--resumable with --no-requeue is refused as a contradiction" \
+  refused "sbatch: error: --resumable and --no-requeue contradict each other (--resumable is the same as --requeue): give one" \
+  --resumable --no-requeue --wrap true
 
 out_default=$CLUSTER_DIR/env-default.out
 id=$(submit -o "$out_default" --requeue --wrap 'echo "MR=$SLURM_SPANK_MIN_RUNTIME R=$SLURM_SPANK_RESUMABLE"') \
   || fail_now "sbatch without --min-runtime"
-# DefaultMinRuntime=0:30 = 30 s, not declared; --requeue without --resumable is overruled.
-check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0)" \
-  field_is "$id" AdminComment "contract:min_runtime=30,resumable=0,declared=0"
-check "--requeue without --resumable gives Requeue=0" field_is "$id" Requeue 0
+# DefaultMinRuntime=0:30 = 30 s, not declared; --requeue is --resumable.
+check "no --min-runtime gets DefaultMinRuntime (30 s, declared=0); --requeue makes it resumable" \
+  field_is "$id" AdminComment "contract:min_runtime=30,resumable=1,declared=0"
+check "--requeue without --resumable gives Requeue=1" field_is "$id" Requeue 1
 check "the job without a contract runs to completion" wait_state "$id" COMPLETED 30
-check "... and sees the default in seconds (SLURM_SPANK_MIN_RUNTIME=30, RESUMABLE=0)" grep -qx 'MR=30 R=0' "$out_default"
-check "sbatch tells a job without --min-runtime which contract it got" \
-  contains "sbatch: no --min-runtime given: this job is protected for 00:00:30 (DefaultMinRuntime" \
-  "$(sbatch_out -o /dev/null --wrap true)"
+check "... and sees the default in seconds, resumable (SLURM_SPANK_MIN_RUNTIME=30, RESUMABLE=1)" grep -qx 'MR=30 R=1' "$out_default"
+check "sbatch tells a job without --min-runtime which contract it got, in one line on stderr" \
+  bash -c '[ "$(sbatch -o /dev/null --hold --wrap true 2>&1 >/dev/null)" = "sbatch: no --min-runtime given: the default contract applies (protected for 00:00:30, cancelled if preempted)" ]'
+# The host's plugstack.conf turns the notice off for its commands (notice=no).
+stack=$CLUSTER_DIR/etc/plugstack.conf.d/contract.conf
+cp "$stack" "$stack.shipped"
+sed -i 's|^required .*spank_contract.so$|& notice=no|' "$stack"
+check "with notice=no in plugstack.conf, sbatch says nothing of the default contract" \
+  bash -c "grep -q 'spank_contract.so notice=no\$' '$stack' && [ \"\$(sbatch -o /dev/null --hold --wrap true 2>&1 >/dev/null)\" = '' ]"
+sed -i 's|notice=no$|notice=maybe|' "$stack"
+check "a plugstack.conf argument the plugin does not know stops sbatch, naming it" \
+  refused 'spank/contract: unknown argument "notice=maybe" in plugstack.conf (known: notice=yes, notice=no)' --wrap true
+mv "$stack.shipped" "$stack"
+scancel --quiet --state=PENDING --user=root 2>/dev/null
 check "... and says nothing when the job declares one" \
   bash -c '! sbatch -o /dev/null --min-runtime=0:10 --wrap true 2>&1 | grep -q "no --min-runtime given"'
 
@@ -182,6 +204,35 @@ check "... AdminComment holds both" admin_comment_is "$uid_job" \
   "repair-ticket-7 contract:min_runtime=180,resumable=0,declared=1"
 scancel "$uid_job"
 
+# --- an admin requeues a job that is not resumable ---------------------------------------
+# What an admin does to move a job off a failing node. The job's contract
+# says resumable=0; Slurm's flag (JobRequeue's 1) lets the admin requeue it,
+# and the requeue changes no contract.
+plain=$(as_user "sbatch --parsable -o /dev/null --time=5 --min-runtime=0:20 --wrap 'sleep 300'" 2>&1)
+check "the user submits a job without --resumable" is_job_id "$plain"
+check "... and it runs" wait_state "$plain" RUNNING 30
+check "root's scontrol requeue of it succeeds" scontrol requeue "$plain"
+requeued_once() {
+  local restarts; restarts=$(job_field "$plain" Restarts)
+  [ "$restarts" = 1 ] || { echo "job $plain: Restarts=$restarts, want 1"; return 1; }
+  # Back in the queue: PENDING (or already started again).
+  case $(job_state "$plain") in PENDING | RUNNING | CONFIGURING) ;; *) echo "job $plain is $(job_state "$plain")"; return 1 ;; esac
+}
+check "... the job is requeued (Restarts=1) and waits to run again" poll 15 requeued_once
+check "... and its contract is unchanged (Requeue=1, resumable=0)" \
+  contract_is "$plain" 1 "contract:min_runtime=20,resumable=0,declared=1"
+scancel "$plain"
+# As in plain Slurm, --no-requeue is the user's word: an admin must update
+# Requeue first (which makes the job resumable).
+noreq=$(as_user "sbatch --parsable -o /dev/null --time=5 --min-runtime=0:20 --no-requeue --wrap 'sleep 300'" 2>&1)
+check "a job sent --no-requeue runs" wait_state "$noreq" RUNNING 30
+check "... root's scontrol requeue of it is refused, as in plain Slurm" \
+  bash -c "out=\$(scontrol requeue $noreq 2>&1) && { echo \"accepted: \$out\"; exit 1; }; grep -q 'Requested operation is presently disabled' <<<\"\$out\" || { echo \"\$out\"; exit 1; }"
+check "... until root sets Requeue=1, and the record follows (resumable=1)" \
+  bash -c "scontrol update jobid=$noreq requeue=1 && scontrol show job $noreq | grep -q 'AdminComment=contract:min_runtime=20,resumable=1,declared=1'"
+check "... then the requeue succeeds" scontrol requeue "$noreq"
+scancel "$noreq"
+
 held=$(as_user "sbatch --parsable -o /dev/null --hold --min-runtime=0:20 --resumable --wrap true" 2>&1)
 check "the user may change the contract of a pending job" as_user "scontrol update jobid=$held requeue=0"
 check "... and the record follows (resumable=0)" \
@@ -192,7 +243,7 @@ check "slurmctld survived every request" bash -c 'scontrol ping | grep -q "is UP
 
 # --- an edited budget.conf applies after scontrol reconfigure -----------------------------
 conf_dir=$CLUSTER_DIR/etc
-printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMinRuntime=0:30\n' > "$conf_dir/budget.conf"
+printf '# budget.conf of test_contract, edited\nMaxMinRuntime=1:00:00\nDefaultMinRuntime=0:30\nDefaultContractNotice=no\n' > "$conf_dir/budget.conf"
 check "scontrol reconfigure after lowering MaxMinRuntime to 1:00:00" scontrol reconfigure
 check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused naming MaxMinRuntime=01:00:00" \
   refused "--min-runtime=2:00:00 exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true
@@ -200,6 +251,9 @@ check "the new MaxMinRuntime is enforced: --min-runtime=2:00:00 is refused namin
 reread="job_submit/contract: re-read $conf_dir/budget.conf; MaxMinRuntime=01:00:00"
 [ "$SLURM_SERIES" -ge 2311 ] && reread="job_submit/contract: loaded; MaxMinRuntime=01:00:00"
 check "... and the log says budget.conf was re-read" grep -q "$reread" "$CLUSTER_DIR/log/slurmctld.log"
+check "DefaultContractNotice=no: sbatch says nothing of the default contract" \
+  bash -c '[ "$(sbatch -o /dev/null --hold --wrap true 2>&1 >/dev/null)" = "" ]'
+scancel --quiet --state=PENDING --user=root 2>/dev/null
 printf 'MaxMinRuntime=1:00:00\nMaxMinRuntme=2:00:00\n' > "$conf_dir/budget.conf"
 check "a broken edit keeps the settings in force (--min-runtime=2:00:00 still refused)" \
   refused "exceeds MaxMinRuntime=01:00:00" --min-runtime=2:00:00 --wrap true

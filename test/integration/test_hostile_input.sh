@@ -48,9 +48,21 @@ het=$(submit -o /dev/null --hold -A teama --min-runtime=30 --resumable --time=60
 # 30 min = 1800 s; "N+1" is the second component.
 check "het job: the component with --min-runtime=30 --resumable records it" \
   field_is "$het" AdminComment "contract:min_runtime=1800,resumable=1,declared=1"
+# resumable=0 in $kDefault: the first one's --resumable does not carry over
+# (Slurm's Requeue flag follows JobRequeue there, doc/admin-guide.md "Requeue").
 check "het job: the component without options gets the default, not the first one's" \
   field_is "$het+1" AdminComment "$kDefault"
-check "... and is not made requeueable by the first one's --resumable" field_is "$het+1" Requeue 0
+# The default contract's notice: one line per submission, though both
+# components declared nothing (slurmctld would print each one's message,
+# prefixed "0: ", "1: "); DefaultMinRuntime=0 here.
+het_notice_once() {
+  local out n; out=$(sbatch -o /dev/null --hold -A teama --time=60 : -A teamb --time=60 --wrap true 2>&1)
+  scancel "$(sed -n 's/.*Submitted batch job \([0-9]*\).*/\1/p' <<<"$out")" 2>/dev/null
+  n=$(grep -c "no --min-runtime given" <<<"$out")
+  [ "$n" -eq 1 ] || { echo "$n notices: $out"; return 1; }
+  contains "sbatch: 0: no --min-runtime given: the default contract applies (unallocated work, cancelled if preempted)" "$out"
+}
+check "a het job that declared nothing is told its default contract once, in one line" het_notice_once
 het2=$(submit -o /dev/null --hold -A teama --time=60 --gres=gpu:1 \
   : -A teamb --min-runtime=10 --gres=gpu:1 --time=60 : -A teamb --time=60 --wrap true) ||
   fail_now "submit a het job of three components"

@@ -3,13 +3,15 @@
 # a 10-minute window of 5-s buckets, a priority pass, a time-slicing pass and a
 # backfill pass every 2 s), the 50/50 tree of teama and teamb, and the helpers
 # both use.
-# Source it after lib.sh.
+# Source it after lib.sh. JobRequeue=1 as in etc/slurm.conf.example: a job
+# that is not resumable has Slurm's Requeue=1 too, and the suite's
+# preemption must still cancel it by its contract (test_timeslice.sh, a2).
 
 export PRIORITY_TYPE=priority/budget
 export PREEMPT_TYPE=preempt/timeslice
 export SCHEDULER_TYPE=sched/backfill
 export SLURM_CONF_EXTRA="PreemptMode=REQUEUE
-JobRequeue=0
+JobRequeue=1
 SchedulerParameters=bf_interval=2,bf_resolution=1,bf_continue"
 TREE=$CLUSTER_DIR/etc/budget-tree.json
 LOG=$CLUSTER_DIR/log/slurmctld.log

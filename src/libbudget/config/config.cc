@@ -88,6 +88,18 @@ Status ParseUnknownAccount(std::string_view value, BudgetConfig* config) {
   return Status::Ok();
 }
 
+// yes or no, in any case.
+Status ParseYesNo(std::string_view value, bool* out) {
+  if (IsWord(value, "yes")) {
+    *out = true;
+  } else if (IsWord(value, "no")) {
+    *out = false;
+  } else {
+    return Status::InvalidArgument("must be yes or no, got \"" + std::string(value) + "\"");
+  }
+  return Status::Ok();
+}
+
 // A count of GPUs: a whole number 0 .. 1024.
 Status ParseGpuCount(std::string_view value, uint32_t* out) {
   if (value.empty() || value.size() > 4 || value.find_first_not_of("0123456789") != std::string_view::npos) {
@@ -127,6 +139,8 @@ const KeySpec kKeys[] = {
     {"ReportDir", ParseReportDir},
     {"GpuTypeWeights",
      [](std::string_view v, BudgetConfig* c) { return GpuTypeWeights::Parse(v, &c->gpu_type_weights); }},
+    {"DefaultContractNotice",
+     [](std::string_view v, BudgetConfig* c) { return ParseYesNo(v, &c->default_contract_notice); }},
     {"QuickStartGpus", [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_gpus); }},
     {"HeroMinNodes",
      [](std::string_view v, BudgetConfig* c) {

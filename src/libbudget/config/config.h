@@ -23,6 +23,9 @@
 //                              reject | unallocated (runs as free work)
 //   MaxMinRuntime=8:00:00      the longest protected minimum runtime
 //   DefaultMinRuntime=0        the contract of a job that declares none
+//   DefaultContractNotice=yes  tell a job that declares no --min-runtime
+//                              which contract it got (one line at
+//                              submission): yes | no
 //   TimesliceInterval=30       seconds between time-slicing passes
 //   HeroWait=30:00             wait after which the first job of
 //                              HeroMinNodes whole nodes gets nodes held for
@@ -66,6 +69,7 @@ struct BudgetConfig {
   UnknownAccountPolicy unknown_account = UnknownAccountPolicy::kReject;  // UnknownAccount
   Seconds max_min_runtime = 8 * 3600;      // MaxMinRuntime
   Seconds default_min_runtime = 0;         // DefaultMinRuntime
+  bool default_contract_notice = true;     // DefaultContractNotice
   Seconds timeslice_interval = 30;         // TimesliceInterval
   Seconds hero_wait = 30 * 60;             // HeroWait
   uint32_t hero_min_nodes = 8;             // HeroMinNodes

@@ -30,6 +30,7 @@ void test_defaults_when_empty(void**) {
   assert_int_equal(c.timeslice_interval, 30);
   assert_int_equal(c.hero_wait, 1800);
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kReject);
+  assert_true(c.default_contract_notice);  // a job without --min-runtime is told its contract
 }
 
 void test_reads_every_key_case_insensitively(void**) {
@@ -52,7 +53,8 @@ void test_reads_every_key_case_insensitively(void**) {
       "QuickStartGpus=2\n"
       "QuickStartMinRuntime=10\n"
       "ReportDir=/shared/slurm-budget/\n"
-      "GPUTYPEWEIGHTS=h100:1.0,B200:2\n";
+      "GPUTYPEWEIGHTS=h100:1.0,B200:2\n"
+      "defaultcontractnotice=NO\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -73,6 +75,7 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.quick_start_min_runtime, 600);  // 10 min
   assert_string_equal(c.report_dir.c_str(), "/shared/slurm-budget");  // trailing slash dropped
   assert_string_equal(c.gpu_type_weights.ToString().c_str(), "b200:2,h100:1");  // types lower-case, sorted
+  assert_false(c.default_contract_notice);
 }
 
 struct BadCase {
@@ -109,6 +112,8 @@ const BadCase kBad[] = {
     {"QuickStartGpus=2000\n", "budget.conf:1: key QuickStartGpus: must be between 0 and 1024"},
     {"QuickStartMinRuntime=soon\n", "budget.conf:1: key QuickStartMinRuntime: invalid time \"soon\""},
     {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
+    {"DefaultContractNotice=off\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"off\""},
+    {"DefaultContractNotice=\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"\""},
     {"HeroMinNodes=x\n", "budget.conf:1: key HeroMinNodes: must be a whole number of nodes, 1 .. 1024, got \"x\""},
     {"GpuTypeWeights=b200:two\n", "budget.conf:1: key GpuTypeWeights: entry \"b200:two\": the weight must be a decimal number"},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
@@ -178,6 +183,7 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.quick_start_gpus, d.quick_start_gpus);
   assert_int_equal(c.quick_start_min_runtime, d.quick_start_min_runtime);
   assert_true(c.gpu_type_weights == d.gpu_type_weights);  // commented out: no weights
+  assert_int_equal(c.default_contract_notice, d.default_contract_notice);
 }
 
 void test_path_beside_slurm_conf(void**) {

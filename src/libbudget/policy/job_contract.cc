@@ -129,14 +129,14 @@ Status ValidateContract(const char* min_runtime_text, bool resumable, Seconds ti
 }
 
 std::string DefaultContractNote(const JobContract& contract) {
-  const std::string head = "no --min-runtime given: ";
-  const std::string tail = contract.resumable ? ", requeued if preempted" : ", cancelled if preempted";
-  if (contract.min_runtime <= 0) {
-    return head + "this job is unallocated work (DefaultMinRuntime=0): free, never protected, preemptible by "
-                  "funded work at any moment" + tail;
-  }
-  return head + "this job is protected for " + FormatDuration(contract.min_runtime) +
-         " (DefaultMinRuntime, or the time limit if shorter) and charged to its account" + tail;
+  const std::string what = contract.min_runtime <= 0 ? "unallocated work"
+                                                     : "protected for " + FormatDuration(contract.min_runtime);
+  return "no --min-runtime given: the default contract applies (" + what +
+         (contract.resumable ? ", requeued" : ", cancelled") + " if preempted)";
+}
+
+bool ShowsDefaultContractNote(const JobContract& contract, const NoticeContext& context) {
+  return !contract.declared && context.conf_notice && context.host_notice && !context.later_het_component;
 }
 
 std::string FormatContractRecord(const JobContract& contract) {

@@ -86,12 +86,28 @@ Status ParseMinRuntimeOption(const std::string& text, Seconds* out);
 inline constexpr char kSpankMinRuntime[] = "MIN_RUNTIME";
 inline constexpr char kSpankMinRuntimeOption[] = "MIN_RUNTIME_OPTION";
 inline constexpr char kSpankResumable[] = "RESUMABLE";
+// CONTRACT_NOTICE=0: the submitting host's plugstack.conf gave spank/contract
+// the argument notice=no (no DefaultContractNote for this submission).
+inline constexpr char kSpankContractNotice[] = "CONTRACT_NOTICE";
 
 // What a job that declared no --min-runtime is told at submission (one
-// line, shown by sbatch): the contract it got from DefaultMinRuntime, e.g.
-//   no --min-runtime given: this job is unallocated work (DefaultMinRuntime=0):
-//   free, never protected, preemptible by funded work at any moment
+// short line, shown by sbatch, srun or salloc): the contract it got from
+// DefaultMinRuntime, e.g.
+//   no --min-runtime given: the default contract applies (unallocated work, cancelled if preempted)
 std::string DefaultContractNote(const JobContract& contract);
+
+// Where a submission stands for the DefaultContractNote.
+struct NoticeContext {
+  bool conf_notice = true;            // budget.conf DefaultContractNotice=yes
+  bool host_notice = true;            // no notice=no on the submitting host (kSpankContractNotice)
+  bool later_het_component = false;   // a het job's component after the first
+};
+
+// Whether a submission with `contract` is told DefaultContractNote: only a
+// job that declared nothing, at most once per submission (slurmctld
+// prints each het component's message: the first one speaks for all),
+// unless budget.conf or the host's plugstack.conf turned it off.
+bool ShowsDefaultContractNote(const JobContract& contract, const NoticeContext& context);
 
 // The record token, e.g. "contract:min_runtime=900,resumable=1,declared=1".
 std::string FormatContractRecord(const JobContract& contract);

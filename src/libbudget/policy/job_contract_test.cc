@@ -349,19 +349,41 @@ void test_a_job_that_declared_nothing_is_told_its_contract(void**) {
   budget::JobContract c;
   assert_true(budget::ValidateContract(nullptr, false, -1, config, &c).ok());
   assert_string_equal(budget::DefaultContractNote(c).c_str(),
-                      "no --min-runtime given: this job is unallocated work (DefaultMinRuntime=0): free, never "
-                      "protected, preemptible by funded work at any moment, cancelled if preempted");
+                      "no --min-runtime given: the default contract applies (unallocated work, cancelled if "
+                      "preempted)");
+  // DefaultMinRuntime=15:00 cut to the 10-minute time limit.
   config.default_min_runtime = 900;
   assert_true(budget::ValidateContract(nullptr, true, 600, config, &c).ok());
   assert_string_equal(budget::DefaultContractNote(c).c_str(),
-                      "no --min-runtime given: this job is protected for 00:10:00 (DefaultMinRuntime, or the time "
-                      "limit if shorter) and charged to its account, requeued if preempted");
+                      "no --min-runtime given: the default contract applies (protected for 00:10:00, requeued if "
+                      "preempted)");
+}
+
+void test_the_note_is_said_once_per_submission_unless_turned_off(void**) {
+  budget::JobContract undeclared;  // declared = false: DefaultMinRuntime applied
+  budget::JobContract declared;
+  declared.declared = true;
+  struct Case {
+    budget::JobContract contract;
+    budget::NoticeContext context;  // {conf_notice, host_notice, later_het_component}
+    bool shown;
+  } cases[] = {
+      {undeclared, {true, true, false}, true},   // a job (or a het job's first component) that declared nothing
+      {declared, {true, true, false}, false},    // it declared --min-runtime: nothing to tell
+      {undeclared, {true, true, true}, false},   // the second component of a het job: the first said it
+      {undeclared, {false, true, false}, false}, // DefaultContractNotice=no
+      {undeclared, {true, false, false}, false}, // notice=no in the host's plugstack.conf
+  };
+  for (const Case& c : cases) {
+    assert_int_equal(budget::ShowsDefaultContractNote(c.contract, c.context), c.shown);
+  }
 }
 }  // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_job_that_declared_nothing_is_told_its_contract),
+      cmocka_unit_test(test_the_note_is_said_once_per_submission_unless_turned_off),
       cmocka_unit_test(test_absent_min_runtime_gets_the_default),
       cmocka_unit_test(test_default_is_cut_to_a_shorter_time_limit),
       cmocka_unit_test(test_declared_min_runtime_within_bounds_is_accepted),
