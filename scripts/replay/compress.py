@@ -72,6 +72,7 @@ CONF_KEYS = [
     ("HeroWait", "30:00", "window0"),
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
+    ("QuickStartUserGpus", "8", "keep"),
     ("HeroMinNodes", "8", "keep"),
     ("GpuTypeWeights", "", "keep"),
     ("DefaultContractNotice", "yes", "keep"),

@@ -68,6 +68,7 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime,
   facts.job_id = job->job_id;
   facts.account = OrEmpty(job->account);
   facts.user = OrEmpty(job->user_name);
+  facts.user_id = job->user_id;
   facts.contract = ContractOf(job, default_min_runtime);
   facts.pending = IS_JOB_PENDING(job);
   facts.running = IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job);

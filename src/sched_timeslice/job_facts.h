@@ -36,6 +36,7 @@ struct JobFacts {
   uint32_t job_id = 0;
   std::string account;
   std::string user;
+  int64_t user_id = -1;  // the uid
   budget::JobContract contract;
   bool running = false;   // running and not completing
   bool pending = false;

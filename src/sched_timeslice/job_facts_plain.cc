@@ -13,6 +13,7 @@ budget::RunningJob RunningJobOf(const JobFacts& job, const StandingsView& view) 
   r.resumable = job.contract.resumable;
   r.user_priority = job.user_priority;
   r.time_limit = job.time_limit;
+  r.user = job.user_id;
   for (int32_t node : job.nodes) r.nodes.push_back(budget::NodeGpus{node, job.gpus_per_node});
   return r;
 }

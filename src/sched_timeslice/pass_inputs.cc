@@ -23,7 +23,10 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
     if (n.draining) in.draining.push_back(n.index);
   }
   for (const JobFacts& job : jobs) {
-    if (job.running) in.running.push_back(RunningJobOf(job, view));
+    if (job.running) {
+      in.running.push_back(RunningJobOf(job, view));
+      in.running.back().quick = quick.Applies(ShapeOf(job, view));
+    }
     if (!job.pending || !job.waits_for_resources || job.gpus_per_node == 0) continue;
     budget::WaitingJob w;
     w.shape = ShapeOf(job, view);
@@ -32,8 +35,10 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
     w.submit_time = job.submit_time;
     w.time_limit = job.time_limit;
     w.eligible = job.eligible;
+    w.user = job.user_id;
     in.waiting.push_back(w);
   }
+  in.quick_start_user_gpus = quick.max_user_gpus;
   in.standings = view.standings;
   in.paths = view.paths;
   in.scale = view.scale;

@@ -153,7 +153,8 @@ void TimesliceThread::ReloadIfChanged() {
          long(config.timeslice_interval), long(config.default_min_runtime));
   config_.interval = config.timeslice_interval;
   config_.default_min_runtime = config.default_min_runtime;
-  config_.quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus};
+  config_.quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
+                                       config.quick_start_user_gpus};
 }
 
 void TimesliceThread::Pass() {

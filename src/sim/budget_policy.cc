@@ -132,6 +132,8 @@ RunningJob BudgetPolicy::RunningRecord(uint32_t job) const {
   RunningJob r = BaseRecord(job);
   r.min_runtime = (*ctx_.jobs)[job].min_runtime;
   r.user_priority = ctx_.workload->jobs[job].priority;
+  r.user = ctx_.workload->jobs[job].user;
+  r.quick = PendingShape(job).quick;
   return r;
 }
 

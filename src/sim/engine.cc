@@ -350,6 +350,7 @@ const WaitingJob* ClassWalk::Fill(uint32_t job, WaitingJob* out) const {
   out->submit_time = j.queue_submit;
   out->time_limit = e_.w_.jobs[job].time_limit;
   out->eligible = j.eligible;
+  out->user = e_.w_.jobs[job].user;
   return out;
 }
 
@@ -888,6 +889,7 @@ void Engine::TimeslicePass(TimePoint now) {
   in.running.swap(running_);
   in.standings = policy_->standings();
   in.scale = policy_->scale();
+  in.quick_start_user_gpus = config_.quick_start_user_gpus;
   in.hold = hold_;
   // The waiting allocated jobs in the core's order (the lanes).
   TimeslicePlan plan;
@@ -907,6 +909,7 @@ void Engine::TimeslicePass(TimePoint now) {
         wj.submit_time = j.queue_submit;
         wj.time_limit = w_.jobs[job].time_limit;
         wj.eligible = j.eligible;
+        wj.user = w_.jobs[job].user;
       }
     }
     plan = planner_.Plan(in, now);

@@ -142,6 +142,8 @@ const KeySpec kKeys[] = {
     {"DefaultContractNotice",
      [](std::string_view v, BudgetConfig* c) { return ParseYesNo(v, &c->default_contract_notice); }},
     {"QuickStartGpus", [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_gpus); }},
+    {"QuickStartUserGpus",
+     [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_user_gpus); }},
     {"HeroMinNodes",
      [](std::string_view v, BudgetConfig* c) {
        Status st = ParseGpuCount(v, &c->hero_min_nodes);

@@ -33,6 +33,8 @@
 //   HeroMinNodes=8             the whole nodes a job asks for to be a hero
 //   QuickStartGpus=1           quick start: one-node jobs of at most this
 //   QuickStartMinRuntime=15:00 many GPUs and this min-runtime (0 GPUs: off)
+//   QuickStartUserGpus=8       at most this many GPUs of a user's protected
+//                              quick-start runs at once (0: no bound)
 //   ReportDir=DIR              priority/budget also writes its report
 //                              snapshot here (an absolute path, typically
 //                              on a file system the login nodes mount), and
@@ -79,6 +81,7 @@ struct BudgetConfig {
   // 0 GPUs turns it off.
   Seconds quick_start_min_runtime = 15 * 60;  // QuickStartMinRuntime
   uint32_t quick_start_gpus = 1;              // QuickStartGpus
+  uint32_t quick_start_user_gpus = 8;         // QuickStartUserGpus
   // Where else the report snapshot is written and read (sbudget on any
   // host, snapshot_locate.h); "" for StateSaveLocation only.
   std::string report_dir;                     // ReportDir

@@ -91,6 +91,11 @@ struct RunningJob {
   // Slurm's priority of the job (larger = its allocation ranks higher); the
   // hero plan's tie break between nodes.
   uint32_t priority = 0;
+  // Its user (a uid, or any id of one user; < 0 unknown), and whether it
+  // started as a quick-start job (QuickStartRule): the pass bounds each
+  // user's protected quick-start runs (timeslice_plan.h).
+  int64_t user = -1;
+  bool quick = false;
   boost::container::small_vector<NodeGpus, 2> nodes;
 
   bool allocated() const { return IsAllocatedWork(min_runtime); }
@@ -127,6 +132,11 @@ struct JobShape {
 struct QuickStartRule {
   Seconds max_min_runtime = 15 * 60;
   uint32_t max_gpus = 1;
+  // At most this many GPUs of one user's quick-start runs that are still
+  // protected, at once (budget.conf QuickStartUserGpus; 0: no bound): the
+  // debug QOS's MaxTRESPerUser, so that quick start is no way around the
+  // fair-share order (timeslice_plan.h).
+  uint32_t max_user_gpus = 8;
 
   bool Applies(const JobShape& job) const {
     return max_gpus > 0 && job.allocated() && job.min_runtime <= max_min_runtime && job.node_count == 1 &&

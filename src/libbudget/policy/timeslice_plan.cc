@@ -396,7 +396,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
         if (!victims.empty()) ++plan->jobs_served;
         std::vector<int32_t> targets(in.hold.nodes.begin(), in.hold.nodes.begin() + shape.node_count);
         plan->starts.push_back(shape.job_id);
-        grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
+        grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now, hero->user, false};
         if (counted.insert(shape.job_id).second && size_t(shape.allocation) < standings.size())
           standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
         Take(&nodes, targets, shape.gpus_per_node);
@@ -404,6 +404,15 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
         preemptable.Count(candidates, standings, now);
       }
     }
+  }
+  // Each user's GPUs in quick-start runs still protected: running, or
+  // granted and on their way (a grant is forgotten once its job runs).
+  std::unordered_map<int64_t, uint64_t> quick_user_gpus;
+  if (in.quick_start_user_gpus > 0) {
+    for (const RunningJob& r : in.running)
+      if (r.quick && r.user >= 0 && r.IsProtectedAt(now)) quick_user_gpus[r.user] += r.total_gpus();
+    for (const auto& entry : grants_)
+      if (entry.second.quick && entry.second.user >= 0) quick_user_gpus[entry.second.user] += entry.second.gpus;
   }
   // The preemption choices over the candidates as they stand (rebuilt
   // when a preemption removes some).
@@ -419,6 +428,17 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     if (!IsServable(shape)) continue;
     const ShapeClass key = ShapeClass::Of(w);
     if (std::find(failed.begin(), failed.end(), key) != failed.end()) continue;
+    // A quick-start job past its user's bound waits (not a class failure:
+    // the bound is the user's, not the shape's). Its own grant, if an
+    // earlier pass made one, is not counted against it.
+    auto own_grant = grants_.find(shape.job_id);
+    const bool had_grant = own_grant != grants_.end();
+    if (shape.quick && in.quick_start_user_gpus > 0 && w.user >= 0) {
+      auto used = quick_user_gpus.find(w.user);
+      uint64_t gpus = used == quick_user_gpus.end() ? 0 : used->second;
+      if (had_grant && own_grant->second.quick) gpus -= std::min(gpus, own_grant->second.gpus);
+      if (gpus + shape.total_gpus() > in.quick_start_user_gpus) continue;
+    }
     ++plan->jobs_tried;
     if (free_total + preemptable.For(shape, standings) < shape.total_gpus() ||
         !EnoughAllowed(shape, preemptable, candidates, standings, in.scale, free_total, now)) {
@@ -492,8 +512,9 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     // GPUs are no longer free for the jobs behind it, and its team is
     // committed its protected run.
     plan->starts.push_back(shape.job_id);
-    if (!grants_.count(shape.job_id) || !choice.victims.empty())
-      grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now};
+    if (!had_grant || !choice.victims.empty())
+      grants_[shape.job_id] = Grant{shape.allocation, shape.total_gpus(), shape.min_runtime, now, w.user, shape.quick};
+    if (shape.quick && w.user >= 0 && !had_grant) quick_user_gpus[w.user] += shape.total_gpus();
     if (counted.insert(shape.job_id).second && size_t(shape.allocation) < standings.size())
       standings[shape.allocation].window_usage += double(shape.total_gpus()) * double(shape.min_runtime);
     // The counts read the candidates and the ranks, not the window usage

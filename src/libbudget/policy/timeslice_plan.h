@@ -30,6 +30,13 @@
 //     every job still on its held nodes is past its protection: they are
 //     preempted for the hero whatever the ranks (rule "hero hold"), and
 //     the hero is given the nodes.
+//     A quick-start job is served as one only while its user's
+//     quick-start runs still protected (running, or granted and on their
+//     way), with it, hold at most QuickStartUserGpus GPUs; past that it
+//     waits for one of them to end its protection (it is not tried as
+//     ordinary work in that pass). So a user's stream of one-node
+//     15-minute jobs cannot take GPUs across the fair-share order faster
+//     than one debug node's worth at a time.
 //     Either way its team is committed the job's protected run
 //     (commitments.h), so that the team's next job in the same pass projects
 //     both runs. Only the nodes the job may run on (WaitingJob::eligible,
@@ -90,6 +97,7 @@ struct WaitingJob {
   // The nodes it may run on (eligibility.h; null: every node). Equal sets
   // share one NodeSet, so that jobs of one shape and set form one class.
   EligibleNodes eligible;
+  int64_t user = -1;  // its user (RunningJob::user)
 };
 
 // The cluster at the instant of a pass.
@@ -116,6 +124,8 @@ struct TimesliceInputs {
   // Whether to write each preemption's note and log line (the
   // simulator's fast runs need neither).
   bool explain = true;
+  // QuickStartRule::max_user_gpus (0: no bound).
+  uint32_t quick_start_user_gpus = 8;
 };
 
 struct PlannedPreemption {
@@ -243,6 +253,8 @@ class TimeslicePlanner {
     uint64_t gpus = 0;
     Seconds min_runtime = 0;
     TimePoint at = 0;
+    int64_t user = -1;
+    bool quick = false;
   };
   void PlanDrains(const TimesliceInputs& in, TimePoint now, TimeslicePlan* plan);
   void PlanSlices(const TimesliceInputs& in, WaitingJobs* waiting, TimePoint now, TimeslicePlan* plan);
