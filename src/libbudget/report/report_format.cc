@@ -176,6 +176,7 @@ void WriteReportHead(JsonWriter& w, const ReportSnapshot& s) {
     w.Key("fragmentation").Null();
   }
   w.Key("tree_loaded").Bool(s.tree_loaded);
+  if (s.has_pass_seconds()) w.Key("pass_seconds").Double(s.pass_seconds);
 }
 
 void WriteReportJobs(JsonWriter& w, const ReportSnapshot& s, bool rows) {

@@ -49,6 +49,7 @@ inline ReportSnapshot Sample() {
   s.capacity_gpus = 64;
   s.has_fragmentation = true;
   s.fragmentation = 0.125;
+  s.pass_seconds = 0.0125;
   SnapshotNode root;
   root.name = "cluster";
   root.owners = {"director"};
@@ -186,6 +187,7 @@ inline void AssertSnapshotsEqual(const ReportSnapshot& a, const ReportSnapshot& 
   assert_float_equal(a.capacity_gpus, b.capacity_gpus, 0);
   assert_int_equal(a.has_fragmentation, b.has_fragmentation);
   assert_float_equal(a.fragmentation, b.fragmentation, 0);
+  assert_float_equal(a.pass_seconds, b.pass_seconds, 0);
   assert_int_equal(a.nodes.size(), b.nodes.size());
   for (size_t i = 0; i < a.nodes.size(); ++i) AssertNodesEqual(a.nodes[i], b.nodes[i]);
   assert_int_equal(a.jobs.size(), b.jobs.size());
