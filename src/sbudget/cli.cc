@@ -457,8 +457,26 @@ int RunHistory(const Options& opts, const Environment& env, Io* io) {
   return kExitOk;
 }
 
-// metrics: the snapshot and the plugins' state files beside it as metrics
-// text (libbudget/report/metrics_text.h). A state file that is absent
+std::string DirOf(const std::string& file) {
+  const size_t slash = file.rfind('/');
+  return slash == std::string::npos ? "." : file.substr(0, slash);
+}
+
+// Where the plugins' state files are: beside --snapshot FILE; else in
+// StateSaveLocation, where the plugins write them (a ReportDir holds the
+// snapshot alone, budget.conf(5)), or beside the snapshot read when
+// StateSaveLocation is not known here.
+std::string StateFilesDir(const Options& opts, const Environment& env, const std::string& snapshot_file) {
+  if (opts.Value("snapshot") == nullptr) {
+    Io ignored;  // a missing StateSaveLocation was said, or did not matter, when the snapshot was read
+    const std::string state_file = StateSaveSnapshotFile(env, &ignored);
+    if (!state_file.empty()) return DirOf(state_file);
+  }
+  return DirOf(snapshot_file);
+}
+
+// metrics: the snapshot and the plugins' state files (StateFilesDir) as
+// metrics text (libbudget/report/metrics_text.h). A state file that is absent
 // leaves its families out; one that is corrupt fails the command, as a
 // corrupt snapshot does, and -o then leaves FILE as it was, so that its
 // timestamp ages and an alert on staleness fires.
@@ -467,10 +485,7 @@ int RunMetrics(const Options& opts, const Environment& env, Io* io) {
   ReportSnapshot snapshot;
   std::string snapshot_file;
   if (!LoadSnapshot(opts, env, &snapshot, io, &snapshot_file)) return kExitFailed;
-  // The plugins write their state files in StateSaveLocation, where the
-  // snapshot is; a ReportDir holds the snapshot alone (budget.conf(5)).
-  const size_t slash = snapshot_file.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : snapshot_file.substr(0, slash);
+  const std::string dir = StateFilesDir(opts, env, snapshot_file);
   budget::MetricsSources sources;
   sources.report = &snapshot;
   budget::PackingState packing;

@@ -1052,6 +1052,16 @@ void TestMetricsWritesTheStateFilesAsText(void**) {
   std::stringstream kept;
   kept << again.rdbuf();
   assert_string_equal(kept.str().c_str(), written.str().c_str());
+  // The snapshot read from ReportDir (budget.conf): the state files are
+  // still StateSaveLocation's, where the plugins write them.
+  const std::string shared = tmp.dir + "/shared";
+  assert_int_equal(mkdir(shared.c_str(), 0755), 0);
+  assert_true(budget::WriteReportSnapshot(Fixture(), sbudget::SnapshotFileIn(shared)).ok());
+  tmp.Write("budget.conf", "BudgetTree=tree.json\nReportDir=" + shared + "\n");
+  tmp.Write("timeslice_state.json", "{ \"preemptions\": 2, \"automated_drains\": 1 }\n");
+  assert_int_equal(Run({"metrics"}, TestEnv(conf), &io), 0);
+  AssertContains(io.out, "\nslurm_budget_free_gpus 3\n");
+  AssertContains(io.out, "\nslurm_budget_automated_drains_total 1\n");
   // No snapshot: exit 1, as the report does.
   assert_int_equal(Run({"metrics", "--snapshot", tmp.dir + "/none.json"}, TestEnv(conf), &io), 1);
   AssertContains(io.err, "no budget report snapshot at " + tmp.dir + "/none.json");
