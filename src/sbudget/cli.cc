@@ -1,6 +1,8 @@
 // The sbudget command line (cli.h).
 #include "sbudget/cli.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -465,12 +467,12 @@ std::string DirOf(const std::string& file) {
 // Where the plugins' state files are: beside --snapshot FILE; else in
 // StateSaveLocation, where the plugins write them (a ReportDir holds the
 // snapshot alone, budget.conf(5)), or beside the snapshot read when
-// StateSaveLocation is not known here.
+// StateSaveLocation is not known or not searchable here (a login node).
 std::string StateFilesDir(const Options& opts, const Environment& env, const std::string& snapshot_file) {
   if (opts.Value("snapshot") == nullptr) {
     Io ignored;  // a missing StateSaveLocation was said, or did not matter, when the snapshot was read
     const std::string state_file = StateSaveSnapshotFile(env, &ignored);
-    if (!state_file.empty()) return DirOf(state_file);
+    if (!state_file.empty() && access(DirOf(state_file).c_str(), X_OK) == 0) return DirOf(state_file);
   }
   return DirOf(snapshot_file);
 }

@@ -1062,6 +1062,14 @@ void TestMetricsWritesTheStateFilesAsText(void**) {
   assert_int_equal(Run({"metrics"}, TestEnv(conf), &io), 0);
   AssertContains(io.out, "\nslurm_budget_free_gpus 3\n");
   AssertContains(io.out, "\nslurm_budget_automated_drains_total 1\n");
+  // A host where StateSaveLocation is not there (a login node): the state
+  // files beside the snapshot, in ReportDir, if any (here only the counts).
+  std::string login_conf = tmp.Write("login.conf", "StateSaveLocation=" + tmp.dir + "/state-not-here\n");
+  // (The budget.conf beside it is the one above: ReportDir=shared.)
+  std::ofstream(shared + "/timeslice_state.json") << "{ \"preemptions\": 0, \"automated_drains\": 5 }\n";
+  assert_int_equal(Run({"metrics"}, TestEnv(login_conf), &io), 0);
+  AssertContains(io.out, "\nslurm_budget_automated_drains_total 5\n");
+  assert_true(io.out.find("slurm_budget_free_gpus") == std::string::npos);
   // No snapshot: exit 1, as the report does.
   assert_int_equal(Run({"metrics", "--snapshot", tmp.dir + "/none.json"}, TestEnv(conf), &io), 1);
   AssertContains(io.err, "no budget report snapshot at " + tmp.dir + "/none.json");
