@@ -37,8 +37,9 @@ packages=(
   # accounting: a private MariaDB and slurmdbd per cluster
   # (scripts/slurmdbd_env.sh) for test_accounts.sh and the priority bench
   slurmdbd mariadb-server
-  # used by the test and demo scripts
-  python3 curl procps jq
+  # used by the test and demo scripts; python3-prometheus-client's parsers
+  # read sbudget metrics' text in test_sbudget.sh
+  python3 curl procps jq python3-prometheus-client
   # the fuzz targets (fuzz/): clang and its libFuzzer and sanitizer runtimes
   clang libclang-rt-dev
 )

@@ -418,7 +418,7 @@ void RecalcThread::RunPass() {
   if (ReportDue(now)) {
     Clock::time_point report_start = Clock::now();
     double report_cpu_start = ThreadCpuMillis();
-    times.report_build_cpu_ms = WriteReport(result, jobs, capacity_gpus, now);
+    times.report_build_cpu_ms = WriteReport(result, jobs, capacity_gpus, times.total_ms, now);
     times.report_ms = MillisSince(report_start);
     times.report_cpu_ms = ThreadCpuMillis() - report_cpu_start;
     last_report_ = now;
@@ -441,13 +441,14 @@ bool RecalcThread::ReportDue(budget::TimePoint now) const {
 }
 
 double RecalcThread::WriteReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
-                                 budget::TimePoint now) {
+                                 double pass_ms, budget::TimePoint now) {
   double build_start = ThreadCpuMillis();
   budget::Status st = BuildReport(pass, jobs, capacity_gpus, reloader_->tree_origin(), now, &ledger_, &report_,
                                    &history_cache_);
   // select/topo's figure, from its state file beside ours.
   budget::Status frag = AddFragmentation(StateFile(state_dir_, budget::kPackingStateFile), &report_);
   if (!frag.ok()) error("priority/budget: the report has no fragmentation figure: %s", frag.message().c_str());
+  report_.pass_seconds = pass_ms / 1000;
   double build_cpu_ms = ThreadCpuMillis() - build_start;
   // preempt/timeslice reads the standings alone: parsing the whole report
   // inside slurmctld would cost it ~0.3 s of CPU per report at 20,000 jobs.

@@ -96,8 +96,10 @@ class RecalcThread {
   // write is JSON text and the file).
   // <ReportDir>/budget_report.json, or "" without ReportDir (budget.conf).
   std::string ReportCopyFile() const;
+  // pass_ms: the pass's wall time, which the report carries
+  // (report_snapshot.h "Pass duration").
   double WriteReport(const PassResult& pass, const std::vector<JobView>& jobs, double capacity_gpus,
-                     budget::TimePoint now);
+                     double pass_ms, budget::TimePoint now);
   void LogPass(const struct PassTimes& times, size_t jobs, size_t pending, int changed,
                budget::TimePoint now);
   void LogOrderChange(const std::vector<std::string>& ranked_paths);

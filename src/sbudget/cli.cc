@@ -1,6 +1,8 @@
 // The sbudget command line (cli.h).
 #include "sbudget/cli.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -12,8 +14,12 @@
 #include <optional>
 #include <sstream>
 
-#include "libbudget/report/report_snapshot.h"
+#include "libbudget/policy/packing_state.h"
+#include "libbudget/policy/timeslice_counts.h"
+#include "libbudget/report/metrics_text.h"
+#include "libbudget/report/report_file.h"
 #include "libbudget/report/report_reader.h"
+#include "libbudget/report/report_snapshot.h"
 #include "libbudget/config/time_string.h"
 #include "sbudget/history_chart.h"
 #include "sbudget/report_table.h"
@@ -35,6 +41,7 @@ const char kUsage[] =
     "       sbudget explain (JOBID | -u USER | -A ACCOUNT) [--json] [--snapshot FILE]\n"
     "       sbudget history [--since TIME] [--paths PATH,...] [--svg FILE | --csv]\n"
     "               [--snapshot FILE]\n"
+    "       sbudget metrics [-o FILE] [--openmetrics] [--snapshot FILE]\n"
     "       sbudget validate FILE\n"
     "       sbudget diff OLD NEW [--as USER]\n"
     "See sbudget(1); sbudget --help lists the options and columns.\n";
@@ -59,6 +66,9 @@ const char kOptionsHelp[] =
     "      --paths=PATH[,...]     these allocations (default: root and children)\n"
     "      --csv                  CSV on standard output (the default)\n"
     "      --svg=FILE             an SVG chart\n"
+    "metrics options:\n"
+    "  -o, --output=FILE          write FILE atomically (FILE.tmp, then rename)\n"
+    "      --openmetrics          OpenMetrics 1.0 (default: Prometheus' text format)\n"
     "diff options:\n"
     "      --as=USER              check that USER owns every change\n"
     "  -h, --help                 this help\n"
@@ -108,7 +118,8 @@ const OptionSpec kOptions[] = {
     {'l', "long", false},    {'n', "noheader", false}, {'p', "parsable", false},
     {'P', "parsable2", false}, {0, "json", false},   {0, "snapshot", true},
     {0, "since", true},      {0, "svg", true},       {0, "csv", false},
-    {0, "paths", true},      {0, "as", true},        {'h', "help", false},
+    {0, "paths", true},      {0, "as", true},        {'o', "output", true},
+    {0, "openmetrics", false}, {'h', "help", false},
     {'V', "version", false},
 };
 
@@ -208,7 +219,9 @@ std::string StateSaveSnapshotFile(const Environment& env, Io* io) {
 
 // Reads the snapshot per snapshot_locate.h; on failure prints the problem.
 // A snapshot written while no tree had loaded is a failure too, said as such.
-bool LoadSnapshot(const Options& opts, const Environment& env, ReportSnapshot* out, Io* io) {
+// *file_read (may be null): the file it read.
+bool LoadSnapshot(const Options& opts, const Environment& env, ReportSnapshot* out, Io* io,
+                  std::string* file_read = nullptr) {
   std::string file;
   Status s;
   if (const std::string* f = opts.Value("snapshot")) {
@@ -246,6 +259,7 @@ bool LoadSnapshot(const Options& opts, const Environment& env, ReportSnapshot* o
   }
   std::string warning = StalenessWarning(*out, env.now);
   if (!warning.empty()) io->err += "sbudget: " + warning + "\n";
+  if (file_read != nullptr) *file_read = file;
   return true;
 }
 
@@ -446,6 +460,71 @@ int RunHistory(const Options& opts, const Environment& env, Io* io) {
   return kExitOk;
 }
 
+std::string DirOf(const std::string& file) {
+  const size_t slash = file.rfind('/');
+  return slash == std::string::npos ? "." : file.substr(0, slash);
+}
+
+// Where the plugins' state files are: beside --snapshot FILE; else in
+// StateSaveLocation, where the plugins write them (a ReportDir holds the
+// snapshot alone, budget.conf(5)), or beside the snapshot read when
+// StateSaveLocation is not known or not searchable here (a login node).
+std::string StateFilesDir(const Options& opts, const Environment& env, const std::string& snapshot_file) {
+  if (opts.Value("snapshot") == nullptr) {
+    Io ignored;  // a missing StateSaveLocation was said, or did not matter, when the snapshot was read
+    const std::string state_file = StateSaveSnapshotFile(env, &ignored);
+    if (!state_file.empty() && access(DirOf(state_file).c_str(), X_OK) == 0) return DirOf(state_file);
+  }
+  return DirOf(snapshot_file);
+}
+
+// metrics: the snapshot and the plugins' state files (StateFilesDir) as
+// metrics text (libbudget/report/metrics_text.h). A state file that is absent
+// leaves its families out; one that is corrupt fails the command, as a
+// corrupt snapshot does, and -o then leaves FILE as it was, so that its
+// timestamp ages and an alert on staleness fires.
+int RunMetrics(const Options& opts, const Environment& env, Io* io) {
+  if (opts.positional.size() != 1) return Usage(io, "metrics takes no arguments besides options");
+  ReportSnapshot snapshot;
+  std::string snapshot_file;
+  if (!LoadSnapshot(opts, env, &snapshot, io, &snapshot_file)) return kExitFailed;
+  const std::string dir = StateFilesDir(opts, env, snapshot_file);
+  budget::MetricsSources sources;
+  sources.report = &snapshot;
+  budget::PackingState packing;
+  Status s = budget::LoadPackingState(dir + "/" + budget::kPackingStateFile, &packing);
+  if (s.ok()) {
+    sources.packing = &packing;
+  } else if (!s.IsNotFound()) {
+    io->err += "sbudget: " + s.message() + "\n";
+    return kExitFailed;
+  }
+  budget::TimesliceCounts counts;
+  const std::string counts_file = dir + "/" + budget::kTimesliceStateFile;
+  if (std::ifstream(counts_file)) {
+    s = budget::ReadCounts(counts_file, &counts);
+    if (!s.ok()) {
+      io->err += "sbudget: " + s.message() + "\n";
+      return kExitFailed;
+    }
+    sources.timeslice = &counts;
+  }
+  const budget::MetricsForm form =
+      opts.Flag("openmetrics") ? budget::MetricsForm::kOpenMetrics : budget::MetricsForm::kPrometheus;
+  std::string text = budget::FormatMetricsText(sources, env.now, form);
+  const std::string* output = opts.Value("output");
+  if (output == nullptr) {
+    io->out += text;
+    return kExitOk;
+  }
+  s = budget::WriteTextFileAtomically(*output, text);
+  if (!s.ok()) {
+    io->err += "sbudget: " + s.message() + "\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
 int Emit(const ReviewResult& r, Io* io) {
   io->out += r.out;
   for (size_t start = 0; start < r.err.size();) {
@@ -508,6 +587,7 @@ int RunSbudget(const std::vector<std::string>& args, const Environment& env, Io*
   const std::string command = opts.positional.empty() ? "" : opts.positional[0];
   if (command == "explain") return RunExplain(opts, env, io);
   if (command == "history") return RunHistory(opts, env, io);
+  if (command == "metrics") return RunMetrics(opts, env, io);
   if (command == "validate") {
     if (opts.positional.size() != 2) return Usage(io, "validate takes one FILE");
     return Emit(ValidateTreeFile(opts.positional[1]), io);

@@ -19,6 +19,7 @@
 
 #include "libbudget/testing/test_support.h"
 
+#include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/preemption_note.h"
 #include "libbudget/report/report_snapshot.h"
 #include "libbudget/report/report_file.h"
@@ -1013,6 +1014,77 @@ void TestReportDirServesAnyHost(void**) {
   AssertContains(io.err, "ignoring " + tmp.dir + "/budget.conf");
 }
 
+// metrics: the snapshot and the state files beside it (their families are
+// tested in libbudget/report/metrics_text_test.cc), on stdout or into a
+// file replaced whole; a bad input fails and leaves that file as it was.
+void TestMetricsWritesTheStateFilesAsText(void**) {
+  TempFiles tmp;
+  assert_true(budget::WriteReportSnapshot(Fixture(), sbudget::SnapshotFileIn(tmp.dir)).ok());
+  std::string conf = tmp.Write("slurm.conf", "StateSaveLocation=" + tmp.dir + "\n");
+  sbudget::Io io;
+  // Only the snapshot: its families, the fragmentation its copy; no
+  // packing or counter family; generated 10 s before now.
+  assert_int_equal(Run({"metrics"}, TestEnv(conf), &io), 0);
+  assert_string_equal(io.err.c_str(), "");
+  AssertContains(io.out, "\nslurm_budget_report_age_seconds 10\n");
+  AssertContains(io.out, "slurm_budget_allocation_rank{path=\"llm/posttrain/alice\"");
+  assert_true(io.out.find("slurm_budget_hero_wait_seconds") == std::string::npos);
+  assert_true(io.out.find("slurm_budget_preemptions_total") == std::string::npos);
+  assert_true(io.out.size() >= 6 && io.out.compare(io.out.size() - 6, 6, "# EOF\n") == 0);
+  // The plugins' files beside it: their families join.
+  budget::PackingState packing;
+  packing.time = kGenerated;
+  packing.free_gpus = 3;
+  assert_true(budget::SavePackingState(tmp.dir + "/select_topo_state.json", packing).ok());
+  tmp.Write("timeslice_state.json", "{ \"preemptions\": 2, \"automated_drains\": 1, "
+                                    "\"preemptions_by_rule\": { \"quick start\": 2 }, \"updated_at\": 1 }\n");
+  assert_int_equal(Run({"metrics", "--openmetrics"}, TestEnv(conf), &io), 0);
+  AssertContains(io.out, "\nslurm_budget_free_gpus 3\n");
+  AssertContains(io.out, "# TYPE slurm_budget_preemptions counter\n"
+                         "slurm_budget_preemptions_total{rule=\"quick start\"} 2\n");
+  // -o: the same text in the file, nothing on stdout.
+  const std::string prom = tmp.dir + "/slurm_budget.prom";
+  assert_int_equal(Run({"metrics", "-o", prom}, TestEnv(conf), &io), 0);
+  assert_string_equal(io.out.c_str(), "");
+  std::ifstream in(prom);
+  std::stringstream written;
+  written << in.rdbuf();
+  AssertContains(written.str(), "# TYPE slurm_budget_preemptions_total counter\n");
+  // A corrupt counts file: exit 1 naming it, and the file stays as it was.
+  tmp.Write("timeslice_state.json", "{ \"preemptions\": ");
+  assert_int_equal(Run({"metrics", "-o", prom}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, tmp.dir + "/timeslice_state.json: not a JSON object");
+  std::ifstream again(prom);
+  std::stringstream kept;
+  kept << again.rdbuf();
+  assert_string_equal(kept.str().c_str(), written.str().c_str());
+  // The snapshot read from ReportDir (budget.conf): the state files are
+  // still StateSaveLocation's, where the plugins write them.
+  const std::string shared = tmp.dir + "/shared";
+  assert_int_equal(mkdir(shared.c_str(), 0755), 0);
+  assert_true(budget::WriteReportSnapshot(Fixture(), sbudget::SnapshotFileIn(shared)).ok());
+  tmp.Write("budget.conf", "BudgetTree=tree.json\nReportDir=" + shared + "\n");
+  tmp.Write("timeslice_state.json", "{ \"preemptions\": 2, \"automated_drains\": 1 }\n");
+  assert_int_equal(Run({"metrics"}, TestEnv(conf), &io), 0);
+  AssertContains(io.out, "\nslurm_budget_free_gpus 3\n");
+  AssertContains(io.out, "\nslurm_budget_automated_drains_total 1\n");
+  // A host where StateSaveLocation is not there (a login node): the state
+  // files beside the snapshot, in ReportDir, if any (here only the counts).
+  std::string login_conf = tmp.Write("login.conf", "StateSaveLocation=" + tmp.dir + "/state-not-here\n");
+  // (The budget.conf beside it is the one above: ReportDir=shared.)
+  std::ofstream(shared + "/timeslice_state.json") << "{ \"preemptions\": 0, \"automated_drains\": 5 }\n";
+  assert_int_equal(Run({"metrics"}, TestEnv(login_conf), &io), 0);
+  AssertContains(io.out, "\nslurm_budget_automated_drains_total 5\n");
+  assert_true(io.out.find("slurm_budget_free_gpus") == std::string::npos);
+  // No snapshot: exit 1, as the report does.
+  assert_int_equal(Run({"metrics", "--snapshot", tmp.dir + "/none.json"}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, "no budget report snapshot at " + tmp.dir + "/none.json");
+  // An unwritable -o: exit 1 naming the file.
+  tmp.Write("timeslice_state.json", "{}");
+  assert_int_equal(Run({"metrics", "-o", tmp.dir + "/no-dir/x.prom"}, TestEnv(conf), &io), 1);
+  AssertContains(io.err, tmp.dir + "/no-dir/x.prom.tmp: cannot create");
+}
+
 void TestUsageErrorsExitTwo(void**) {
   sbudget::Io io;
   sbudget::Environment env = TestEnv("/nonexistent");
@@ -1020,7 +1092,7 @@ void TestUsageErrorsExitTwo(void**) {
       {"--bogus"}, {"-x"}, {"-P", "--json"}, {"frobnicate"}, {"explain"},
       {"explain", "12x"}, {"explain", "0"}, {"history", "x"}, {"history", "--csv", "--svg", "f"},
       {"history", "--csv", "--since", "yesterday"}, {"validate"}, {"diff", "a"}, {"-A"},
-      {"--json=yes"},
+      {"--json=yes"}, {"metrics", "now"}, {"metrics", "-o"},
   };
   for (const auto& args : bad) {
     if (Run(args, env, &io) != 2) fail_msg("'%s' did not exit 2", args[0].c_str());
@@ -1291,6 +1363,7 @@ int main() {
       cmocka_unit_test(TestUsageErrorsExitTwo),
       cmocka_unit_test(TestExplainAndHistoryThroughTheCommandLine),
       cmocka_unit_test(TestExplainEveryJobOfAnAccount),
+      cmocka_unit_test(TestMetricsWritesTheStateFilesAsText),
       cmocka_unit_test(TestValidate),
       cmocka_unit_test(TestDiffAsUser),
       cmocka_unit_test(TestStateSaveLocationFromConf),

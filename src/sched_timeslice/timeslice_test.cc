@@ -1,5 +1,5 @@
 // Tests of the Slurm-free half of preempt/timeslice: the standings cache
-// (ranked, degraded, stale), the counts file, and the planner's inputs made
+// (ranked, degraded, stale) and the planner's inputs made
 // from the job and node records (pass_inputs.h). The planner's rules are
 // tested in libbudget/policy/timeslice_plan_test.cc.
 #include "libbudget/testing/test_support.h"
@@ -16,7 +16,6 @@
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/pass_inputs.h"
 #include "sched_timeslice/standings_cache.h"
-#include "sched_timeslice/state_counts.h"
 
 using budget::TimePoint;
 using timeslice::JobFacts;
@@ -137,27 +136,6 @@ void test_standings_map_users_through_the_tree(void**) {
   assert_int_equal(view->AllocationOf("other", "bob"), budget::kNoAllocation);
 }
 
-// --- Counts -------------------------------------------------------------------
-
-void test_counts_add_up(void**) {
-  std::string file = TempDir() + "/timeslice_state.json";
-  timeslice::TimesliceCounts after;
-  assert_true(timeslice::AddToCounts(file, 2, 0, kNow, &after).ok());
-  assert_true(timeslice::AddToCounts(file, 1, 1, kNow, &after).ok());
-  // 2 + 1 preemptions, 0 + 1 drains.
-  assert_int_equal(after.preemptions, 3);
-  assert_int_equal(after.automated_drains, 1);
-  timeslice::TimesliceCounts read;
-  assert_true(timeslice::ReadCounts(file, &read).ok());
-  assert_int_equal(read.preemptions, 3);
-}
-
-void test_counts_report_an_unwritable_file(void**) {
-  budget::Status st = timeslice::AddToCounts("/nonexistent-dir/timeslice_state.json", 1, 0, kNow, nullptr);
-  assert_false(st.ok());
-  assert_non_null(strstr(st.message().c_str(), "/nonexistent-dir/timeslice_state.json"));
-}
-
 // --- Pass inputs -------------------------------------------------------------
 
 // --- The pass -----------------------------------------------------------------
@@ -270,8 +248,6 @@ int main() {
       cmocka_unit_test(test_standings_from_snapshot_then_stale),
       cmocka_unit_test(test_standings_file_preferred_to_the_report),
       cmocka_unit_test(test_standings_map_users_through_the_tree),
-      cmocka_unit_test(test_counts_add_up),
-      cmocka_unit_test(test_counts_report_an_unwritable_file),
       cmocka_unit_test(test_pass_inputs_from_the_records),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -14,11 +14,11 @@
 #include "libbudget/config/config.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/pass_clock.h"
+#include "libbudget/policy/timeslice_counts.h"
 #include "sched_timeslice/job_actions.h"
 #include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/pass_inputs.h"
 #include "sched_timeslice/slurm_headers.h"
-#include "sched_timeslice/state_counts.h"
 #include "sched_timeslice/timeslice_locks.h"
 
 namespace timeslice {
@@ -189,6 +189,7 @@ void TimesliceThread::Pass() {
   for (const std::string& line : plan.log) Log(line);
 
   uint64_t preempted = 0;
+  budget::TimesliceCounts added;
   // New grants of jobs that fit on free GPUs now: the only ones worth a
   // main-scheduler cycle. Standing grants are not counted, nor jobs that
   // wait for victims: a victim keeps its nodes until its epilog completes,
@@ -207,6 +208,7 @@ void TimesliceThread::Pass() {
         std::string why;
         if (PreemptRunningJob(p.job_id, p.start, p.action, p.note, &why)) {
           ++preempted;
+          ++added.preemptions_by_rule[budget::PreemptionRuleName(p)];
           results.push_back(p.log);
         } else {
           results.push_back("job " + std::to_string(p.job_id) + " not preempted: " + why);
@@ -224,9 +226,10 @@ void TimesliceThread::Pass() {
   }
   for (const std::string& line : results) Log(line);
   if (preempted > 0 || plan.new_automated_drains > 0) {
-    TimesliceCounts counts;
-    budget::Status st =
-        AddToCounts(config.state_dir + "/" + kStateFileName, preempted, plan.new_automated_drains, now, &counts);
+    added.preemptions = preempted;
+    added.automated_drains = plan.new_automated_drains;
+    budget::TimesliceCounts counts;
+    budget::Status st = budget::AddToCounts(config.state_dir + "/" + budget::kTimesliceStateFile, added, now, &counts);
     if (st.ok()) {
       Log("totals: " + std::to_string(counts.preemptions) + " preemptions, " + std::to_string(counts.automated_drains) +
           " automated drains");

@@ -13,7 +13,7 @@
 //      gave GPUs to the top priority (kGrantedPriority, libbudget/policy/order.h)
 //      so that Slurm's scheduler starts it there, and write the draining
 //      nodes' "empty by" promises (job_actions.h);
-//   4. outside locks: log, add to the counts file (state_counts.h), and ask
+//   4. outside locks: log, add to the counts file (libbudget/policy/timeslice_counts.h), and ask
 //      slurmctld's scheduler to run.
 // Why passes follow those changes: GPUs a job frees go where the core's
 // order says, before Slurm's backfill (every bf_interval, at a phase of

@@ -26,6 +26,7 @@ struct SteeringState {
   budget::HeroPlan plan;
   std::vector<int> held;          // Slurm node indices the plan holds
   std::vector<std::string> held_names;
+  budget::TimePoint hero_waiting_since = 0;  // the hero's, published (packing_state.h)
   time_t plan_time = 0;           // the plan is refreshed at most once a second
   bool published = false;
   budget::PackingState last;      // as last published
@@ -55,7 +56,8 @@ bool SameNodes(const budget::PackingState& a, const budget::PackingState& b) {
 
 bool SameHero(const budget::PackingState& a, const budget::PackingState& b) {
   return a.hero_active == b.hero_active && a.hero_job_id == b.hero_job_id &&
-         a.hero_planned_start == b.hero_planned_start && a.hero_nodes == b.hero_nodes;
+         a.hero_planned_start == b.hero_planned_start && a.hero_waiting_since == b.hero_waiting_since &&
+         a.hero_nodes == b.hero_nodes;
 }
 
 // REQUIRES: g_mutex held.
@@ -65,6 +67,7 @@ void PublishLocked(const NodeView& view, time_t now) {
   if (state.hero_active) {
     state.hero_job_id = g_state.plan.job_id;
     state.hero_planned_start = g_state.plan.planned_start;
+    state.hero_waiting_since = g_state.hero_waiting_since;
     state.hero_nodes = g_state.held_names;
   }
   if (g_state.published && SameNodes(state, g_state.last) && SameHero(state, g_state.last)) return;
@@ -145,6 +148,7 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
     info("select/topo: hold for JobId=%u released", g_state.plan.job_id);
   }
   g_state.plan = plan;
+  g_state.hero_waiting_since = plan.active ? candidate.waiting_since : 0;
   g_state.held = held;
   g_state.held_names = held_names;
   if (changed) PublishLocked(view, now);

@@ -11,7 +11,8 @@
 #     line; validate and diff --as work without the controller;
 #   - before any tree has loaded sbudget says so; with ReportDir it works
 #     from a host without StateSaveLocation; under select/topo the report
-#     has the fragmentation figure.
+#     has the fragmentation figure;
+#   - metrics writes what a Prometheus parser reads, with the teams' figures.
 . "$(dirname "$0")/lib.sh"
 
 export PRIORITY_TYPE=priority/budget
@@ -132,6 +133,41 @@ check "sbudget on a host without StateSaveLocation reads ReportDir's copy" from_
 has_fragmentation() { "$SBUDGET" --json | jq -e '.fragmentation != null and .fragmentation >= 0'; }
 check "--json: the fragmentation select/topo publishes (not null)" poll 20 has_fragmentation
 check "the summary line gives the fragmentation" bash -c "\"$SBUDGET\" | head -2 | grep -q 'fragmentation '"
+
+# --- metrics: the snapshot and select/topo's state, parsed by a real parser --------
+# python3-prometheus-client's two parsers (test/integration/parse_metrics.py):
+# the Prometheus text format, which node_exporter's textfile collector reads,
+# and the strict OpenMetrics one.
+PARSE=$(dirname "$0")/parse_metrics.py
+prom=$OUT/slurm_budget.prom
+check "metrics -o writes the file (exit 0)" "$SBUDGET" metrics -o "$prom"
+cp "$prom" "$OUT/metrics.txt"
+parsed=$("$PARSE" < "$prom" 2>&1); rc=$?
+printf '%s\n' "$parsed" | grep -E 'team|fragmentation|hero|timestamp' | sed 's/^/     metrics| /'
+check "the Prometheus text parser reads every line of it" [ $rc -eq 0 ]
+check "metrics: teama is entitled to 0.7 of the cluster" \
+  contains "slurm_budget_allocation_entitled_share_ratio{account=teama,path=teama} 0.7 gauge" "$parsed"
+check "metrics: teama runs 8 GPUs, teamb waits for 8" bash -c "grep -qx 'slurm_budget_allocation_running_gpus{account=teama,path=teama} 8 gauge' <<< \"\$1\" && grep -qx 'slurm_budget_allocation_pending_gpus{account=teamb,path=teamb} 8 gauge' <<< \"\$1\"" _ "$parsed"
+check "metrics: teamb (no usage) ranks first, teama second" bash -c "grep -qx 'slurm_budget_allocation_rank{account=teamb,path=teamb} 0 gauge' <<< \"\$1\" && grep -qx 'slurm_budget_allocation_rank{account=teama,path=teama} 1 gauge' <<< \"\$1\"" _ "$parsed"
+check "metrics: the report's timestamp is the snapshot's generated_at" \
+  contains "slurm_budget_report_timestamp_seconds{} $(jq .generated_at "$SNAP") gauge" "$parsed"
+check "metrics: select/topo's state (free GPUs, no hero: wait 0)" \
+  bash -c "grep -q '^slurm_budget_free_gpus{} ' <<< \"\$1\" && grep -qx 'slurm_budget_hero_wait_seconds{} 0 gauge' <<< \"\$1\"" _ "$parsed"
+check "metrics: priority/budget's pass duration" bash -c "grep -q '^slurm_budget_priority_pass_duration_seconds{} ' <<< \"\$1\"" _ "$parsed"
+openmetrics_parses() { "$SBUDGET" metrics --openmetrics | "$PARSE" --openmetrics >/dev/null; }
+check "metrics --openmetrics passes the strict OpenMetrics parser" openmetrics_parses
+# promtool (Debian's prometheus package) when the machine has it. setup.sh
+# does not install it: the package is a 19 MB download, 96 MB installed (the
+# Prometheus server and its service beside promtool), for a check the two
+# parsers above already make.
+if command -v promtool >/dev/null; then
+  check "promtool check metrics accepts it" bash -c "promtool check metrics < '$prom'"
+fi
+bad_metrics() {
+  local out rc; out=$("$SBUDGET" metrics --snapshot /nonexistent/budget_report.json -o "$prom" 2>&1); rc=$?
+  [ $rc -eq 1 ] && contains "no budget report snapshot at /nonexistent" "$out" && cmp -s "$prom" "$OUT/metrics.txt"
+}
+check "metrics of a missing snapshot: one line, exit 1, the .prom file left as it was" bad_metrics
 
 # --- sprio, as sbudget(1) describes it ------------------------------------------
 sprio_columns() {

@@ -239,13 +239,36 @@ hero_run() {
 }
 submitted_after() { scontrol show job -o | sed -n 's/^JobId=\([0-9]*\) .*/\1/p' | awk -v h="$1" '$1 > h' | wc -l; }
 
+# The hero in select/topo's state file while it waits (packing_state.h):
+# a copy of the first state that names one, whence sbudget metrics' hero wait.
+hero_state=$BASE_DIR-hero-state.json
+watch_hero() {
+  local file=$CLUSTER_DIR/state/select_topo_state.json
+  while :; do
+    cp "$file" "$hero_state.tmp" 2>/dev/null && jq -e '.hero != null' "$hero_state.tmp" >/dev/null 2>&1 &&
+      { mv "$hero_state.tmp" "$hero_state"; return; }
+    sleep 0.5
+  done
+}
+# Its wait counts from when it became eligible: its submission here.
+hero_since_submit() {
+  local submit; submit=$(date -d "$(scontrol show job "$1" | sed -n 's/.*SubmitTime=\([^ ]*\).*/\1/p')" +%s)
+  jq -e --argjson h "$1" --argjson t "$submit" \
+    '.hero.job_id == $h and .hero.waiting_since >= $t and .hero.waiting_since <= $t + 2' "$hero_state"
+}
+
 use_cluster hero
 start_cluster select/topo -n 2
+rm -f "$hero_state"
+watch_hero &
+watcher=$!
 read -r hero topo_wait < <(hero_run 45)
+kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 check "the whole-cluster hero job starts within 45 s while small jobs keep arriving" test "$topo_wait" != pending
 check "the stream kept arriving while it waited (>= 10 jobs submitted after it)" test "$(submitted_after "$hero")" -ge 10
 check "the log names the nodes held for it" grep -q "select/topo: JobId=$hero has waited .* for whole nodes" "$CLUSTER_DIR/log/slurmctld.log"
 check "the hold is released once it starts" poll 20 grep -q "hold for JobId=$hero released" "$CLUSTER_DIR/log/slurmctld.log"
+check "the state file named the hero and when it became eligible (its submission)" hero_since_submit "$hero"
 grep "select/topo: JobId=$hero\|hold for JobId=$hero" "$CLUSTER_DIR/log/slurmctld.log" | sed 's/^/     | /'
 cluster_stop
 

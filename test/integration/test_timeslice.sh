@@ -9,7 +9,8 @@
 #   - a requeued job gets a fresh protection window when it starts again;
 #   - unallocated work (min-runtime 0) is preempted at once by allocated work;
 #   - a drained node running a long job promises when it will be empty and
-#     empties right after that job's protection ends; the drain is counted;
+#     empties right after that job's protection ends; the drain is counted
+#     (and its departure under its rule, which sbudget metrics shows);
 #   - a pass follows a change (of a node, of the standings): with
 #     TimesliceInterval=300 a drain is acted on within seconds.
 # The convergence of a 50/50 flood is test_timeslice_convergence.sh.
@@ -104,6 +105,11 @@ clear_jobs
 
 # --- Drain at contract end ----------------------------------------------------
 drains_before=$(count_in_state automated_drains)
+# Preemptions under the drain's rule so far (libbudget/policy/timeslice_counts.h).
+drain_rule_count() {
+  python3 -c "import json; print(json.load(open('$STATE/timeslice_state.json')).get('preemptions_by_rule', {}).get('drain at contract end', 0))" 2>/dev/null || echo 0
+}
+drain_rule_before=$(drain_rule_count)
 d1=$(job teama 0:20 1 --resumable -w n1) || fail_now "submit d1"
 check "d1 runs on n1" wait_state "$d1" RUNNING 30
 # Protected through start + 20, free from the next second (src/libbudget/policy/contract.h).
@@ -119,6 +125,14 @@ check "sbudget explain gives d1's drain, not 'neither records a preemption'" \
 check "n1 is empty (drained)" poll 15 node_state_is n1 drained
 check "the automated drain is counted in timeslice_state.json" \
   bash -c "[ \$(python3 -c \"import json; print(json.load(open('$STATE/timeslice_state.json'))['automated_drains'])\") -eq $((drains_before + 1)) ]"
+drain_rule_counted() { [ "$(drain_rule_count)" -eq $((drain_rule_before + 1)) ]; }
+check "d1's departure is counted under its rule in timeslice_state.json" drain_rule_counted
+metrics_has() { "$BUILD_DIR/src/sbudget/sbudget" metrics 2>/dev/null | grep -qxF "$1"; }
+drain_counters() {
+  metrics_has "slurm_budget_preemptions_total{rule=\"drain at contract end\"} $((drain_rule_before + 1))" &&
+    metrics_has "slurm_budget_automated_drains_total $((drains_before + 1))"
+}
+check "sbudget metrics gives both counters" drain_counters
 check "the log says the drain is automated and when n1 will be empty" log_has "node n1 will be empty by "
 scontrol update nodename=n1 state=resume
 clear_jobs

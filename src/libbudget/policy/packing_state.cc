@@ -77,10 +77,17 @@ Status ParseHero(json_object* hero, const std::string& file, PackingState* state
   Status st = Count(hero, file, "hero.", "job_id", UINT32_MAX, &job_id);
   if (st.ok()) st = Count(hero, file, "hero.", "planned_start", INT64_MAX, &planned_start);
   if (st.ok()) st = Field(hero, file, "hero.", "nodes", json_type_array, &nodes);
+  // waiting_since came later (doc/formats.md): absent reads as 0, unknown.
+  int64_t waiting_since = 0;
+  json_object* waiting = nullptr;
+  if (st.ok() && json_object_object_get_ex(hero, "waiting_since", &waiting)) {
+    st = Count(hero, file, "hero.", "waiting_since", INT64_MAX, &waiting_since);
+  }
   if (!st.ok()) return st;
   state->hero_active = true;
   state->hero_job_id = uint32_t(job_id);
   state->hero_planned_start = planned_start;
+  state->hero_waiting_since = waiting_since;
   for (size_t i = 0; i < json_object_array_length(nodes); ++i) {
     json_object* name = json_object_array_get_idx(nodes, i);
     if (!json_object_is_type(name, json_type_string)) {
@@ -138,6 +145,7 @@ std::string FormatPackingState(const PackingState& state) {
     json_object* hero = json_object_new_object();
     json_object_object_add(hero, "job_id", json_object_new_int64(state.hero_job_id));
     json_object_object_add(hero, "planned_start", json_object_new_int64(state.hero_planned_start));
+    json_object_object_add(hero, "waiting_since", json_object_new_int64(state.hero_waiting_since));
     json_object* hero_nodes = json_object_new_array();
     for (const std::string& name : state.hero_nodes) json_object_array_add(hero_nodes, json_object_new_string(name.c_str()));
     json_object_object_add(hero, "nodes", hero_nodes);

@@ -11,8 +11,12 @@
 //     "free_gpus": 24,                 // on usable nodes
 //     "stranded_gpus": 6,              // of those, on partially free nodes
 //     "nodes": [ { "name": "n1", "free_gpus": 2, "total_gpus": 8, "usable": true }, ... ],
-//     "hero": { "job_id": 12, "planned_start": 1700000600, "nodes": ["n3", "n4"] }  // or null
+//     "hero": { "job_id": 12, "planned_start": 1700000600, "waiting_since": 1699998200,
+//               "nodes": ["n3", "n4"] }  // or null
 //   }
+// hero.waiting_since (when the hero last became eligible, hero_plan.h
+// QueueEntry; its wait is now minus it) came after version 1's first
+// files: a file without it reads as 0, unknown (doc/formats.md).
 // Readers ignore keys they do not know; a later version adds keys, never
 // changes the meaning of these.
 //
@@ -51,6 +55,7 @@ struct PackingState {
   bool hero_active = false;
   uint32_t hero_job_id = 0;
   TimePoint hero_planned_start = 0;
+  TimePoint hero_waiting_since = 0;  // 0: unknown (a file written before the key)
   std::vector<std::string> hero_nodes;
 };
 

@@ -52,6 +52,7 @@ void test_json_round_trip(void**) {
   s.hero_active = true;
   s.hero_job_id = 12;
   s.hero_planned_start = 500;
+  s.hero_waiting_since = 60;
   s.hero_nodes = {"a", "b"};
   PackingState back;
   Status st = ParsePackingState(budget::FormatPackingState(s), "f", &back);
@@ -66,7 +67,15 @@ void test_json_round_trip(void**) {
   assert_true(back.hero_active);
   assert_int_equal(back.hero_job_id, 12);
   assert_int_equal(back.hero_planned_start, 500);
+  assert_int_equal(back.hero_waiting_since, 60);
   assert_string_equal(back.hero_nodes[1].c_str(), "b");
+  // A file written before hero.waiting_since: read, the wait unknown (0).
+  st = ParsePackingState("{\"version\":1,\"time\":77,\"fragmentation\":0,\"free_gpus\":0,\"stranded_gpus\":0,"
+                         "\"nodes\":[],\"hero\":{\"job_id\":12,\"planned_start\":500,\"nodes\":[]}}",
+                         "f", &back);
+  if (!st.ok()) fail_msg("%s", st.message().c_str());
+  assert_true(back.hero_active);
+  assert_int_equal(back.hero_waiting_since, 0);
   // Without a hero, "hero": null reads back inactive.
   s.hero_active = false;
   st = ParsePackingState(budget::FormatPackingState(s), "f", &back);

@@ -525,4 +525,8 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
   }
 }
 
+const char* PreemptionRuleName(const PlannedPreemption& p) {
+  return p.for_drain ? "drain at contract end" : PreemptVerdictName(p.rule);
+}
+
 }  // namespace budget

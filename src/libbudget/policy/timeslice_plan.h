@@ -139,6 +139,11 @@ struct PlannedPreemption {
   std::string log;      // one line for the log
 };
 
+// The rule a preemption is counted under (timeslice_counts.h) and named by
+// in its note: "drain at contract end" for a drain departure, else
+// PreemptVerdictName(rule).
+const char* PreemptionRuleName(const PlannedPreemption& p);
+
 struct PlannedEmptyBy {
   int32_t node_index = 0;
   TimePoint empty_at = 0;

@@ -97,6 +97,8 @@ void test_drain_requeues_unprotected_and_promises_empty_time(void**) {
   assert_int_equal(plan.preemptions[0].preemptor, 0);
   assert_true(plan.preemptions[0].action == budget::PreemptAction::kRequeue);
   assert_non_null(strstr(plan.preemptions[0].note.c_str(), "node n1 is draining (rule: drain at contract end)"));
+  // Counted under the rule its note names (timeslice_counts.h).
+  assert_string_equal(budget::PreemptionRuleName(plan.preemptions[0]), "drain at contract end");
   // Empty at job 1's protection end: kNow - 5 + 20 + 1 = kNow + 16.
   assert_int_equal(plan.empty_by.size(), 1);
   assert_int_equal(plan.empty_by[0].empty_at, kNow + 16);
@@ -132,6 +134,7 @@ void test_waits_for_protection_then_preempts(void**) {
   assert_false(plan.preemptions[0].for_drain);
   assert_string_equal(plan.preemptions[0].note.c_str(),
                       budget::FormatPreemptionNote(6, kNow + 11, "over-served allocation").c_str());
+  assert_string_equal(budget::PreemptionRuleName(plan.preemptions[0]), "over-served allocation");
   assert_int_equal(plan.jobs_served, 1);
   // The grant is the planner's own, dated at the pass.
   assert_int_equal(planner.grants().size(), 1);

@@ -98,6 +98,10 @@ Status ReplaceFileWith(const std::string& file, const std::string& text) {
 
 }  // namespace
 
+Status WriteTextFileAtomically(const std::string& file, const std::string& text) {
+  return ReplaceFileWith(file, text);
+}
+
 Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file) {
   std::string text;
   return WriteReportSnapshot(snapshot, file, &text);

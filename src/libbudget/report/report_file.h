@@ -38,6 +38,11 @@ Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& fi
 Status WriteReportSnapshot(const ReportSnapshot& snapshot, const std::string& file,
                            std::string* scratch);
 
+// Replaces `file` with `text` the same way (file.tmp, fsync, rename, mode
+// 0644): for `sbudget metrics -o`, whose reader (node_exporter's textfile
+// collector) must never see half a file, and reads only names ending .prom.
+Status WriteTextFileAtomically(const std::string& file, const std::string& text);
+
 // Writes the standings of `report` to `file` the same way: the report's
 // document with every field but the job rows and the history ("jobs" and
 // "history" are empty arrays), so ReadReportSnapshot reads it. For a reader

@@ -179,6 +179,7 @@ void WriteReportHead(JsonWriter& w, const ReportSnapshot& s) {
   w.Key("gpu_weights").BeginObject();
   for (const GpuTypeWeights::Entry& e : s.gpu_type_weights.entries()) w.Key(e.first).Double(e.second);
   w.EndObject();
+  if (s.has_pass_seconds()) w.Key("pass_seconds").Double(s.pass_seconds);
 }
 
 void WriteReportJobs(JsonWriter& w, const ReportSnapshot& s, bool rows) {

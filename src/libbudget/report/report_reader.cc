@@ -455,6 +455,11 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
   s->tree_loaded = true;
   if (!r.failed() && json_object_object_get_ex(obj, "tree_loaded", nullptr)) r.Bool("tree_loaded", &s->tree_loaded);
   if (!r.failed()) ParseGpuWeights(obj, &s->gpu_type_weights, error);
+  s->pass_seconds = -1.0;
+  if (!r.failed() && json_object_object_get_ex(obj, "pass_seconds", nullptr)) {
+    r.Number("pass_seconds", &s->pass_seconds, false);
+    if (!r.failed() && s->pass_seconds < 0) return r.Fail("pass_seconds", "must not be negative");
+  }
   ParseArray(&r, "nodes", ParseNode, &s->nodes, error);
   if (s->version == 1) {
     ParseArray(&r, "jobs", ParseJobObject, &s->jobs, error);

@@ -23,7 +23,7 @@
 //     "window": 604800, "bucket_width": 300, "history_width": 3600,
 //     "recalc_interval": 30, "capacity_gpus": 64,
 //     "fragmentation": 0.125 | null,
-//     "tree_loaded": true,
+//     "tree_loaded": true, "pass_seconds": 0.012,
 //     "gpu_weights": { "b200": 2, "h100": 1 },
 //     "nodes": [ { "path": "llm/pretrain", "name": "pretrain", "depth": 2,
 //                  "owners": [..], "account": "pretrain", "user": "",
@@ -84,6 +84,12 @@
 // (packing_state.h); priority/budget copies it into each report it writes
 // (null when select/topo has written none), so that a reader of the report
 // alone, on any host, has it.
+//
+// Pass duration. "pass_seconds": the wall time of the recompute pass that
+// wrote the report (snapshot of the jobs, compute, apply: the "pass N: X ms"
+// of priority/budget's pass line), for `sbudget metrics`. Absent when not
+// recorded (a file written before the key, or a report without a pass: no
+// tree); it came without a new version (doc/formats.md).
 //
 // Versions. A reader accepts every version <= kReportSnapshotVersion and
 // refuses a newer one by name ("written by a newer slurm-budget"), so an
@@ -213,6 +219,9 @@ struct ReportSnapshot {
   bool tree_loaded = true;
   // The GpuTypeWeights in force (see "Unit" above); empty: GPU-hours.
   GpuTypeWeights gpu_type_weights;
+  // The writing pass's wall time (see "Pass duration"); < 0: not recorded.
+  double pass_seconds = -1.0;
+  bool has_pass_seconds() const { return pass_seconds >= 0; }
   std::vector<SnapshotNode> nodes;       // pre-order
   std::vector<SnapshotJob> jobs;
   std::vector<SnapshotHistory> history;

@@ -342,6 +342,8 @@ void TestVersion1JobObjectsAreStillRead(void**) {
   // Read as version 1, with the same job values as the version-2 sample.
   assert_int_equal(out.version, 1);
   assert_int_equal(out.generated_at, 1700000000);
+  // Written before pass_seconds: not recorded.
+  assert_false(out.has_pass_seconds());
   const ReportSnapshot expected = Sample();
   assert_int_equal(out.jobs.size(), 2);
   AssertJobsEqual(expected.jobs[0], out.jobs[0]);
@@ -364,6 +366,11 @@ void TestVersion1JobObjectsAreStillRead(void**) {
        "v1.json: $.jobs[1].preemption: must be an object"},
       // A version-1 file's jobs are objects, not rows.
       {Replaced(v1, "\"jobs\":[", "\"jobs\":[[12],"), "v1.json: $.jobs[0]: must be an object"},
+      // pass_seconds (report_snapshot.h "Pass duration") is a duration.
+      {Replaced(v1, "\"fragmentation\":null", "\"fragmentation\":null,\"pass_seconds\":-1"),
+       "v1.json: $.pass_seconds: must not be negative"},
+      {Replaced(v1, "\"fragmentation\":null", "\"fragmentation\":null,\"pass_seconds\":null"),
+       "v1.json: $.pass_seconds: must be a number, got null"},
   };
   for (const Case& c : cases) {
     Status st = budget::ParseReportSnapshot(c.text, "v1.json", &out);

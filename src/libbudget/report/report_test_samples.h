@@ -51,6 +51,7 @@ inline ReportSnapshot Sample() {
   s.fragmentation = 0.125;
   s.gpu_type_weights.Set("b200", 2);
   s.gpu_type_weights.Set("h100", 1);
+  s.pass_seconds = 0.0125;
   SnapshotNode root;
   root.name = "cluster";
   root.owners = {"director"};
@@ -189,6 +190,7 @@ inline void AssertSnapshotsEqual(const ReportSnapshot& a, const ReportSnapshot& 
   assert_int_equal(a.has_fragmentation, b.has_fragmentation);
   assert_float_equal(a.fragmentation, b.fragmentation, 0);
   assert_string_equal(a.gpu_type_weights.ToString().c_str(), b.gpu_type_weights.ToString().c_str());
+  assert_float_equal(a.pass_seconds, b.pass_seconds, 0);
   assert_int_equal(a.nodes.size(), b.nodes.size());
   for (size_t i = 0; i < a.nodes.size(); ++i) AssertNodesEqual(a.nodes[i], b.nodes[i]);
   assert_int_equal(a.jobs.size(), b.jobs.size());
