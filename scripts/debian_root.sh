@@ -1,27 +1,43 @@
 #!/usr/bin/env bash
-# A Debian 13 (trixie, Slurm 24.11) root on a Debian 12 host, to build and
-# test the suite against the second supported Slurm version.
+# A Debian root on a Debian 12 host, to build and test the suite against
+# another Slurm series than the host's:
+#   trixie (Debian 13): Slurm 24.11, source from the mirror (scripts/trixie_root.sh);
+#   sid (Debian unstable): Slurm 26.05 binaries; the mirror serves no 26.05
+#     source, so SchedMD's tarball comes from SLURM_SOURCE (scripts/sid_root.sh).
 #
-#   scripts/trixie_root.sh setup        build the root if needed, mount, install
-#                                       what scripts/setup.sh installs (idempotent)
-#   scripts/trixie_root.sh run CMD...   run CMD inside the root, in the repo
-#   scripts/trixie_root.sh umount       unmount what setup/run mounted
+#   scripts/debian_root.sh SUITE setup        build the root if needed, mount, install
+#                                             what scripts/setup.sh installs (idempotent)
+#   scripts/debian_root.sh SUITE run CMD...   run CMD inside the root, in the repo
+#   scripts/debian_root.sh SUITE umount       unmount what setup/run mounted
 #
-# The root is cached in TRIXIE_ROOT (default /var/cache/slurm-budget/trixie):
+# The root is cached in DEBIAN_ROOT (default /var/cache/slurm-budget/SUITE):
 # debootstrap runs once per machine; a second setup does no network work and
 # takes seconds. The package mirror is the one this machine's apt sources
 # name (/etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list):
 # no host is written here. Inside the root the repo is bind-mounted at the
 # same path as on the host, so build trees and PluginDir paths read the
-# same on both sides; /proc, /dev, /dev/pts and /sys are mounted too.
+# same on both sides; /proc, /dev, /dev/pts and /sys are mounted too, and so
+# is /var/cache/slurm-budget/src (unpacked Slurm source trees, kept across
+# runs and worktrees), at the same path.
+# setup's environment: DEBIAN_ROOT_SLURM_SRC (where setup.sh puts the Slurm
+# source, default /var/cache/slurm-budget/src/SUITE), SLURM_SOURCE (a
+# SchedMD tarball or unpacked tree, for a series the mirror serves no
+# source of: scripts/setup.sh).
 # Run as root.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-root=${TRIXIE_ROOT:-/var/cache/slurm-budget/trixie}
+suite=${1:-}
+case "$suite" in
+  trixie | sid) shift ;;
+  *) printf 'usage: %s trixie|sid setup | run CMD... | umount\n' "$0" >&2; exit 2 ;;
+esac
+cache=/var/cache/slurm-budget
+root=${DEBIAN_ROOT:-$cache/$suite}
+src_cache=$cache/src
 
-say() { printf 'trixie-root: %s\n' "$*"; }
-die() { printf 'trixie-root: error: %s\n' "$*" >&2; exit 1; }
+say() { printf '%s-root: %s\n' "$suite" "$*"; }
+die() { printf '%s-root: error: %s\n' "$suite" "$*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, mount and chroot need it)"
 
@@ -50,22 +66,30 @@ bootstrap() {
   }
   local mirror t0=$SECONDS
   mirror=$(mirror_url)
-  say "debootstrap trixie into $root (from this machine's mirror)"
+  say "debootstrap $suite into $root (from this machine's mirror)"
   umount_all
   rm -rf "$root"
   mkdir -p "$root"
-  debootstrap --variant=minbase trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+  debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
     { tail -n 20 "$root.debootstrap.log"; die "debootstrap failed (log: $root.debootstrap.log)"; }
-  # The root's apt sources: binary and source packages (the Slurm source
-  # comes from the latter) of trixie, from the same mirror.
+  # The root's apt sources: the suite's binary packages, from the same
+  # mirror (setup.sh adds the source entry where it needs one); sid has no
+  # -updates suite.
+  local suites=$suite
+  [ "$suite" = sid ] || suites="$suite $suite-updates"
   rm -f "$root/etc/apt/sources.list"
   cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $mirror
-Suites: trixie trixie-updates
+Suites: $suites
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+  # The mirror may be a dated snapshot whose Release files have expired:
+  # the root honours the machine's own choice on that (the host's apt
+  # settings Check-Valid-Until and Check-Date, copied as they are).
+  grep -hs 'Acquire::Check-\(Valid-Until\|Date\)' /etc/apt/apt.conf.d/* /etc/apt/apt.conf \
+    >"$root/etc/apt/apt.conf.d/99slurm-budget-host-checks" || true
   # No daemon starts inside the root when a package is installed.
   printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
   chmod 755 "$root/usr/sbin/policy-rc.d"
@@ -82,6 +106,8 @@ mount_all() {
   is_mounted "$root/dev" || mount --rbind /dev "$root/dev"
   mkdir -p "$root$repo" "$root/tmp"
   is_mounted "$root$repo" || mount --bind "$repo" "$root$repo"
+  mkdir -p "$src_cache" "$root$src_cache"
+  is_mounted "$root$src_cache" || mount --bind "$src_cache" "$root$src_cache"
   # /etc/resolv.conf for apt inside the root.
   cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 }
@@ -105,9 +131,23 @@ case "$cmd" in
   setup)
     bootstrap
     mount_all
-    # setup.sh inside the root installs the packages and fetches the 24.11
+    # setup.sh inside the root installs the packages and gets the Slurm
     # source; its own idempotence makes this seconds on a set-up root.
-    in_root bash -c "cd '$repo' && SETUP_ONLY=1 SLURM_SRC_ROOT='${TRIXIE_SLURM_SRC:-$repo/slurm-src-2411}' ./scripts/setup.sh"
+    # SLURM_SOURCE names a host path: it is copied into the source cache,
+    # which the root sees at the same path.
+    slurm_source=${SLURM_SOURCE:-}
+    if [ -n "$slurm_source" ]; then
+      [ -e "$slurm_source" ] || die "SLURM_SOURCE=$slurm_source does not exist"
+      case "$slurm_source" in
+        "$src_cache"/* | "$repo"/*) ;;
+        *) [ -f "$slurm_source" ] || die "SLURM_SOURCE: give a tarball, or a tree under $src_cache or $repo"
+          mkdir -p "$src_cache/tarballs"
+          cmp -s "$slurm_source" "$src_cache/tarballs/${slurm_source##*/}" ||
+            cp "$slurm_source" "$src_cache/tarballs/${slurm_source##*/}"
+          slurm_source=$src_cache/tarballs/${slurm_source##*/} ;;
+      esac
+    fi
+    in_root bash -c "cd '$repo' && SETUP_ONLY=1 SLURM_SOURCE='$slurm_source' SLURM_SRC_ROOT='${DEBIAN_ROOT_SLURM_SRC:-$src_cache/$suite}' ./scripts/setup.sh"
     ;;
   run)
     [ -f "$root/.bootstrapped" ] || die "no root at $root: run '$0 setup' first"
@@ -119,6 +159,6 @@ case "$cmd" in
     umount_all
     ;;
   *)
-    die "usage: $0 setup | run CMD... | umount"
+    die "usage: $0 $suite setup | run CMD... | umount"
     ;;
 esac
