@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a Debian 12 (Slurm 22.05) or Debian 13 (Slurm 24.11) machine to
-# build and run slurm-budget, from nothing:
+# Sets up a Debian 12 (Slurm 22.05), Debian 13 (Slurm 24.11) or Debian
+# unstable (Slurm 26.05) machine to build and run slurm-budget, from nothing:
 #   1. installs every Debian package needed (build tools, Slurm daemons and
 #      clients, slurmdbd and MariaDB, munge, the dev libraries);
 #   2. gets Slurm's source at exactly the installed slurmctld version (for the
@@ -10,7 +10,11 @@
 # Idempotent: on a machine already set up it does no network work and takes
 # seconds. Run as root. Environment: BUILD_DIR (default <repo>/build),
 # SLURM_SRC_ROOT (default <repo>/slurm-src), CONFIGURE_FLAGS (extra flags),
-# SETUP_ONLY=1 (stop after packages and source: no configure, no build).
+# SETUP_ONLY=1 (stop after packages and source: no configure, no build),
+# SLURM_SOURCE (SchedMD's tarball of the installed series, or its unpacked
+# tree: used instead of the Debian source package; needed where the mirror
+# serves no source of the installed version, as for 26.05 on Debian
+# unstable).
 # Where the mirror serves no Debian source package for the installed version
 # (Debian 13's mirror here has only the upstream tarball), the upstream
 # tarball alone is fetched (apt-get source --tar-only) and unpacked.
@@ -76,6 +80,47 @@ fetch_upstream_tarball() {
 }
 slurm_version=$(dpkg-query -W -f='${Version}' slurmctld)
 upstream=${slurm_version%%-*}            # 22.05.8-4+deb12u3 -> 22.05.8
+# tree_version DIR: the version in a Slurm tree's META (25.11.7).
+tree_version() { sed -n 's/^[[:space:]]*Version:[[:space:]]*//p' "$1/META" 2>/dev/null; }
+# from_schedmd: SLURM_SOURCE (a tarball or a tree), unpacked or linked at
+# $src_root/slurm-<its version>; configure checks that its series is the
+# installed one.
+from_schedmd() {
+  local v tmp
+  if [ -d "$SLURM_SOURCE" ]; then
+    v=$(tree_version "$SLURM_SOURCE")
+    [ -n "$v" ] || die "SLURM_SOURCE=$SLURM_SOURCE is not a Slurm source tree (no META)"
+    src_dir=$(cd "$SLURM_SOURCE" && pwd)
+  else
+    [ -f "$SLURM_SOURCE" ] || die "SLURM_SOURCE=$SLURM_SOURCE: no such tarball or directory"
+    mkdir -p "$src_root"
+    tmp=$(mktemp -d "$src_root/unpack.XXXXXX")
+    tar xf "$SLURM_SOURCE" -C "$tmp" --strip-components=1 || die "cannot unpack $SLURM_SOURCE"
+    v=$(tree_version "$tmp")
+    [ -n "$v" ] || die "$SLURM_SOURCE holds no Slurm source tree (no META)"
+    src_dir=$src_root/slurm-$v
+    rm -rf "$src_dir"
+    mv "$tmp" "$src_dir"
+  fi
+  say "Slurm source $v from $SLURM_SOURCE in $src_dir (installed: $slurm_version)"
+}
+# A tree an earlier run took from SLURM_SOURCE is used again without it.
+if [ -z "${SLURM_SOURCE:-}" ] && [ -f "$src_root/.source" ]; then
+  cached=$(sed -n 2p "$src_root/.source")
+  [ -f "$cached/src/slurmctld/slurmctld.h" ] && SLURM_SOURCE=$cached
+fi
+if [ -n "${SLURM_SOURCE:-}" ]; then
+  stamp="$src_root/.source"
+  want="$SLURM_SOURCE $(stat -c '%s %Y' "$SLURM_SOURCE" 2>/dev/null)"
+  src_dir=$(sed -n 2p "$stamp" 2>/dev/null || true)
+  if [ -n "$src_dir" ] && [ -f "$src_dir/src/slurmctld/slurmctld.h" ] && [ "$(sed -n 1p "$stamp")" = "$want" ]; then
+    say "Slurm source from $SLURM_SOURCE already in $src_dir"
+  else
+    from_schedmd
+    mkdir -p "$src_root"
+    printf '%s\n%s\n' "$want" "$src_dir" >"$stamp"
+  fi
+else
 src_dir="$src_root/slurm-wlm-$upstream"
 stamp="$src_root/.version"
 if [ -f "$src_dir/src/slurmctld/slurmctld.h" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$slurm_version" ]; then
@@ -98,12 +143,16 @@ else
   fi
   rm -rf "$src_root"
   mkdir -p "$src_root"
+  # Where the mirror serves no source of the installed version (Debian
+  # unstable's 26.05), SchedMD's tarball of the same series is the route:
+  # it is never skipped silently.
   (cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null 2>&1) ||
     (apt-get update -qq && cd "$src_root" && apt-get source -qq "slurm-wlm=$slurm_version" >/dev/null 2>&1) ||
     fetch_upstream_tarball ||
-    die "apt-get source slurm-wlm=$slurm_version failed, and so did apt-get source --tar-only"
+    die "no source of Slurm $slurm_version from this machine's apt sources (apt-get source, and --tar-only, failed): download SchedMD's tarball of the installed series (https://download.schedmd.com/slurm/slurm-$upstream.tar.bz2) and run again with SLURM_SOURCE=<that file>"
   [ -f "$src_dir/src/slurmctld/slurmctld.h" ] || die "unpacked source not found at $src_dir"
   echo "$slurm_version" > "$stamp"
+fi
 fi
 
 [ "${SETUP_ONLY:-0}" = 1 ] && { say "packages and source ready (SETUP_ONLY=1: no build)"; exit 0; }

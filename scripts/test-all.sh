@@ -10,19 +10,28 @@
 #      libFuzzer) for a few seconds (FUZZ_SMOKE_SECONDS, 3) on its seeds;
 #   5. the integration tests on real local clusters (test/integration/),
 #      three at a time, against the plugins of the plain build;
-#   6. Slurm 24.11: in a Debian 13 root (scripts/trixie_root.sh: built with
-#      debootstrap the first time, cached in /var/cache/slurm-budget after),
-#      the build against 24.11, its unit tests, and the integration tests
-#      (TESTS_2411, below).
-# Ends with one line "N passed, N failed" over both versions and exits
+#   6. Slurm 24.11, in a Debian 13 root (scripts/trixie_root.sh): the build
+#      and the unit tests;
+#   7. Slurm 25.11, in a Debian unstable root (scripts/sid_root.sh), against
+#      its tree's headers (no 25.11 binaries exist): the build (no program
+#      linked with libslurm: there is no 25.11 libslurm) and the unit tests;
+#   8. Slurm 26.05, in the same root: the build, the unit tests, and every
+#      integration test against slurmctld 26.05.5 (only when the tree is
+#      the installed 26.05.5's: configure.ac says why; otherwise the step
+#      says NOT RUN and why).
+# The roots are built with debootstrap the first time and cached in
+# /var/cache/slurm-budget after, with the Slurm trees. The first run needs
+# SchedMD's tarballs of 25.11 and 26.05, which the mirror does not serve:
+# SLURM_SOURCE_2511=<file> SLURM_SOURCE_2605=<file>.
+# Ends with one line "N passed, N failed" over every series and exits
 # non-zero on any failure. Each step prints its wall time. Run as root on
-# Debian 12 or Debian 13 (there step 6 is the host run itself).
-# SKIP_DISTCHECK=1 runs the unit tests in the plain build instead of step 1.
-# SKIP_2411=1 leaves out step 6. Step 6 runs a labelled CI subset by
-# default, so that CI stays near 30 minutes on 2 cores (the host run alone
-# takes 20-24): the plugins, sbudget and their unit tests (FULL_2411=1:
-# everything), and the integration tests listed below (TESTS_2411="a b":
-# those, TESTS_2411=all: every one, test_replay's ~5 min included).
+# Debian 12. SKIP_DISTCHECK=1 runs the unit tests in the plain build
+# instead of step 1. SKIP_2411=1, SKIP_2511=1, SKIP_2605=1 leave a series
+# out; SKIP_HOST=1 leaves out steps 1-5. Steps 6-8 build and unit-test a
+# CI subset by default (the plugins, sbudget and their unit tests;
+# FULL_2411=1, FULL_2511=1, FULL_2605=1: everything); TESTS_2605="a b" runs
+# only those integration tests on 26.05, TESTS_2411="a b" (or all) runs
+# these on 24.11 too.
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,6 +73,8 @@ count_programs() {
 step "set-up"
 "$repo/scripts/setup.sh" || { echo "set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 
+# SKIP_HOST=1: only set-up and the other series (steps 6-8).
+if [ "${SKIP_HOST:-0}" != 1 ]; then
 # The unit tests run once, inside make distcheck, built from the release
 # tarball with AddressSanitizer + UndefinedBehaviorSanitizer (leaks too):
 # one build checks the tarball and every unit test sanitized (the core, the
@@ -148,81 +159,158 @@ f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
 [ -n "$p" ] || { echo "integration tests printed no summary"; f=$(( ${f:-0} + 1 )); }
 passed=$((passed + ${p:-0}))
 failed=$((failed + ${f:-0}))
+fi
 
-# --- Slurm 24.11, in a Debian 13 root -------------------------------------------
-# On a Debian 13 host the host run above already was the 24.11 run.
+# --- the other Slurm series, in Debian roots -------------------------------------
+# 24.11 in a Debian 13 root (scripts/trixie_root.sh), 25.11 and 26.05 in a
+# Debian unstable root (scripts/sid_root.sh: Slurm 26.05.5 binaries). The
+# roots are built with debootstrap the first time and cached in
+# /var/cache/slurm-budget, and so are the unpacked Slurm trees. The
+# mirror serves no 25.11 or 26.05 source: SchedMD's tarballs come from
+# SLURM_SOURCE_2511 and SLURM_SOURCE_2605 the first time (a missing one is
+# a failure that says so, never a silent skip).
 host_series=$(slurmctld -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1\2/p')
-if [ "${host_series:-0}" -ge 2411 ]; then
-  echo "(the host runs Slurm 24.11: no Debian 13 root needed)"
-elif [ "${SKIP_2411:-0}" != 1 ]; then
+src_cache=/var/cache/slurm-budget/src
+
+# count_integration LOG LABEL: adds run.sh's last line ("integration: N
+# passed, N failed").
+count_integration() {
+  local line p f
+  line=$(tail -n 1 "$1")
+  p=$(echo "$line" | sed -n 's/^integration: \([0-9]*\) passed.*/\1/p')
+  f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
+  [ -n "$p" ] || { echo "$2 integration tests printed no summary"; f=$(( ${f:-0} + 1 )); }
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+}
+
+# build_in_root ROOT_SH BUILD SLURM_TREE LABEL FULL [CPPFLAGS [FLAGS [VARS]]]: configures
+# (once) and builds the suite in BUILD inside the root, then runs unit
+# tests; the output goes to BUILD/unit-tests.out. FULL=1: everything, as
+# on the host. Otherwise (the CI subset) only what the Slurm series
+# changes: the core library, the five Slurm adapters and sbudget, with the
+# adapters' own tests (plugin_support is built, not tested: it needs no
+# Slurm; the core's, the simulator's and the fuzz targets' tests do not
+# depend on Slurm and ran in step 1). The root's automake differs from
+# the host's: configure and the Makefile.in files are the host's (set-up
+# above), never regenerated.
+build_in_root() {
+  local root_sh=$1 b=$2 tree=$3 label=$4 full=$5 cppflags=${6:-} flags=${7:-} vars=${8:-} make_cmd
+  local out=$b/unit-tests.out
+  if [ "$full" = 1 ]; then
+    make_cmd="make -s -j$jobs $vars >make.log 2>&1 && make -s -j$jobs $vars check"
+  else
+    local dirs="src/spank_contract src/job_submit_contract src/priority_budget src/sched_timeslice src/select_topo src/sbudget"
+    # src/libbudget builds its layers' libraries (its subfolders) and their
+    # union; src/plugin_support is what the plugins link besides.
+    make_cmd="make -s -j$jobs -C src/libbudget >make.log 2>&1 &&
+      for d in src/plugin_support $dirs; do make -s -j$jobs -C \$d $vars >>make.log 2>&1 || exit 1; done &&
+      for d in $dirs; do make -s -j$jobs -C \$d $vars check || exit 1; done"
+    echo "($label CI subset: the plugins, sbudget and their unit tests)"
+  fi
+  # Without the series' libslurm (25.11) no program that links it can be
+  # linked: VARS is then bin_PROGRAMS= (no programs), and sbudget's
+  # libslurm calls are compiled, not linked.
+  [ -z "$vars" ] || make_cmd="$make_cmd && make -s -C src/sbudget slurm_api.o sbudget_main.o"
+  mkdir -p "$b"
+  if "$root_sh" run bash -c "cd '$b' &&
+      { [ -f Makefile ] || '$repo/configure' -q --with-slurm-source='$tree' $flags ${cppflags:+CPPFLAGS='$cppflags'}; } &&
+      $make_cmd" >"$out" 2>&1; then
+    passed=$((passed + 1)); echo "$label build: ok"
+  else
+    tail -n 30 "$out"; failed=$((failed + 1)); echo "$label build or unit tests: FAILED (log: $out)"
+  fi
+  count_programs "$out" "$label unit (programs)"
+}
+
+# integration_in_root ROOT_SH BUILD LABEL TEST...: run.sh inside the root
+# (no TEST: every test).
+integration_in_root() {
+  local root_sh=$1 b=$2 label=$3 log
+  shift 3
+  log=$(mktemp)
+  "$root_sh" run env BUILD_DIR="$b" CLUSTER_DIR="/tmp/slurm-budget-$label" \
+    INTEGRATION_JOBS="${INTEGRATION_JOBS:-}" "$repo/test/integration/run.sh" "$@" 2>&1 | tee "$log"
+  count_integration "$log" "$label"
+  rm -f "$log"
+}
+
+# The 24.11 root: build and unit tests (FULL_2411=1: everything); its
+# integration tests only on request (TESTS_2411="a b", or all). 26.05 is
+# the series whose integration CI runs besides the host's.
+if [ "${host_series:-0}" -lt 2411 ] && [ "${SKIP_2411:-0}" != 1 ]; then
   root_sh=$repo/scripts/trixie_root.sh
-  build_2411=$repo/build-2411
-  src_2411=$repo/slurm-src-2411
   step "Slurm 24.11: the Debian 13 root (packages and source)"
-  if ! TRIXIE_SLURM_SRC=$src_2411 "$root_sh" setup; then
+  if ! DEBIAN_ROOT_SLURM_SRC=$src_cache/trixie "$root_sh" setup; then
     failed=$((failed + 1)); echo "24.11 root: set-up FAILED"
   else
     step "Slurm 24.11: build and unit tests in the root"
-    # The root's automake differs from the host's: configure and the
-    # Makefile.in files are the host's (set-up above), never regenerated.
-    slurm_src=$(ls -d "$src_2411"/slurm-wlm-*/ 2>/dev/null | head -n 1)
-    mkdir -p "$build_2411"
-    unit_out=$build_2411/unit-tests.out
-    # By default (the CI subset) only what 24.11 changes is built and unit
-    # tested there: the core library, the five Slurm adapters and sbudget,
-    # with the adapters' own tests (plugin_support is built, not tested: it
-    # needs no Slurm). The core's, the simulator's and the fuzz
-    # targets' tests do not depend on Slurm and ran in step 1.
-    # FULL_2411=1 builds and tests everything.
-    if [ "${FULL_2411:-0}" = 1 ]; then
-      make_2411="make -s -j$jobs >make.log 2>&1 && make -s -j$jobs check"
-    else
-      dirs_2411="src/spank_contract src/job_submit_contract src/priority_budget src/sched_timeslice src/select_topo src/sbudget"
-      # src/libbudget builds its layers' libraries (its subfolders) and their
-      # union; src/plugin_support is what the plugins link besides.
-      make_2411="make -s -j$jobs -C src/libbudget >make.log 2>&1 &&
-        for d in src/plugin_support $dirs_2411; do make -s -j$jobs -C \$d >>make.log 2>&1 || exit 1; done &&
-        for d in $dirs_2411; do make -s -j$jobs -C \$d check || exit 1; done"
-      echo "(24.11 CI subset: the plugins, sbudget and their unit tests; FULL_2411=1 for everything)"
+    tree=$(ls -d "$src_cache"/trixie/slurm-wlm-*/ 2>/dev/null | head -n 1)
+    build_in_root "$root_sh" "$repo/build-2411" "${tree%/}" 24.11 "${FULL_2411:-0}"
+    if [ -n "${TESTS_2411:-}" ]; then
+      step "Slurm 24.11: integration tests in the root"
+      tests=()
+      [ "$TESTS_2411" = all ] || read -r -a tests <<<"$TESTS_2411"
+      integration_in_root "$root_sh" "$repo/build-2411" 2411 "${tests[@]}"
     fi
-    if "$root_sh" run bash -c "mkdir -p '$build_2411' && cd '$build_2411' &&
-        { [ -f Makefile ] || '$repo/configure' -q --with-slurm-source='${slurm_src%/}'; } &&
-        $make_2411" >"$unit_out" 2>&1; then
-      passed=$((passed + 1)); echo "24.11 build: ok"
-    else
-      tail -n 30 "$unit_out"; failed=$((failed + 1)); echo "24.11 build or unit tests: FAILED"
-    fi
-    count_programs "$unit_out" "24.11 unit (programs)"
-    step "Slurm 24.11: integration tests in the root"
-    tests_2411=()
-    if [ "${TESTS_2411:-}" != all ]; then
-      if [ -n "${TESTS_2411:-}" ]; then
-        read -r -a tests_2411 <<<"$TESTS_2411"
+  fi
+  "$root_sh" umount
+fi
+
+# The Debian unstable root: 25.11 (build and unit tests, against 25.11's
+# public and internal headers from its tree: no 25.11 binaries exist) and
+# 26.05 (build, unit tests, and the integration tests against slurmctld
+# 26.05.5).
+if [ "${host_series:-0}" -lt 2605 ] && { [ "${SKIP_2511:-0}" != 1 ] || [ "${SKIP_2605:-0}" != 1 ]; }; then
+  root_sh=$repo/scripts/sid_root.sh
+  step "Slurm 26.05: the Debian unstable root (packages and source)"
+  if ! SLURM_SOURCE=${SLURM_SOURCE_2605:-} DEBIAN_ROOT_SLURM_SRC=$src_cache/sid "$root_sh" setup; then
+    failed=$((failed + 1))
+    echo "26.05 root: set-up FAILED (the first run needs SLURM_SOURCE_2605=<SchedMD's tarball of 26.05>)"
+  else
+    if [ "${SKIP_2511:-0}" != 1 ]; then
+      step "Slurm 25.11: build and unit tests in the root"
+      tree_2511=$(ls -d "$src_cache"/2511/slurm-25.11.*/ 2>/dev/null | head -n 1)
+      if [ -z "$tree_2511" ] && [ -n "${SLURM_SOURCE_2511:-}" ]; then
+        mkdir -p "$src_cache/2511/unpack" &&
+          tar xf "$SLURM_SOURCE_2511" -C "$src_cache/2511/unpack" --strip-components=1 &&
+          v=$(sed -n 's/^[[:space:]]*Version:[[:space:]]*//p' "$src_cache/2511/unpack/META") &&
+          mv "$src_cache/2511/unpack" "$src_cache/2511/slurm-$v" &&
+          tree_2511=$src_cache/2511/slurm-$v
+      fi
+      if [ -z "$tree_2511" ]; then
+        failed=$((failed + 1))
+        echo "25.11: FAILED: no 25.11 tree in $src_cache/2511: give SLURM_SOURCE_2511=<SchedMD's tarball of 25.11> once"
       else
-        # The CI subset, longest first (durations measured on 24.11, 3 at a
-        # time): what the version changes (contracts, priority and sprio,
-        # time slicing and drain, select/topo, sbudget, backfill, the
-        # reconfigure re-exec, plugin loading, settings, hostile input,
-        # the nodes' typed Gres read for GPU weights).
-        # Left to TESTS_2411=all: test_replay only (~5 min on its own; the simulator
-        # comparison runs on 22.05 above).
-        tests_2411=(test_select_topo test_timeslice_convergence test_timeslice test_cluster
-          test_faults test_scheduling test_priority_budget test_contract test_forged_notes
-          test_hostile_input test_accounts test_sbudget test_plugin_install
-          test_reconfigure_bad_conf test_slurm_settings test_gpu_weights)
-        echo "(24.11 CI subset: ${tests_2411[*]}; TESTS_2411=all runs every test)"
+        tree_2511=${tree_2511%/}
+        "$repo/scripts/slurm_public_headers.sh" "$tree_2511" "$src_cache/2511/include" >/dev/null
+        build_in_root "$root_sh" "$repo/build-2511" "$tree_2511" 25.11 "${FULL_2511:-0}" "-I$src_cache/2511/include" "" "bin_PROGRAMS="
       fi
     fi
-    integration_log=$(mktemp)
-    "$root_sh" run env BUILD_DIR="$build_2411" CLUSTER_DIR=/tmp/slurm-budget-2411 \
-      "$repo/test/integration/run.sh" "${tests_2411[@]}" 2>&1 | tee "$integration_log"
-    line=$(tail -n 1 "$integration_log")
-    rm -f "$integration_log"
-    p=$(echo "$line" | sed -n 's/^integration: \([0-9]*\) passed.*/\1/p')
-    f=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
-    [ -n "$p" ] || { echo "24.11 integration tests printed no summary"; f=$(( ${f:-0} + 1 )); }
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
+    if [ "${SKIP_2605:-0}" != 1 ]; then
+      step "Slurm 26.05: build and unit tests in the root"
+      tree=$(sed -n 2p "$src_cache/sid/.source" 2>/dev/null)
+      tree_version=$(sed -n 's/^[[:space:]]*Version:[[:space:]]*//p' "$tree/META" 2>/dev/null)
+      installed=$("$root_sh" run dpkg-query -W -f='${Version}' slurmctld 2>/dev/null)
+      installed=${installed%%-*}
+      # The plugins must be built against the installed micro release's
+      # tree to be loaded (configure.ac says why); another micro release of
+      # the series builds and unit-tests only.
+      mismatch=''
+      [ "$tree_version" = "$installed" ] || mismatch=--enable-slurm-micro-mismatch
+      build_in_root "$root_sh" "$repo/build-2605" "$tree" 26.05 "${FULL_2605:-0}" "" "$mismatch"
+      if [ -n "$mismatch" ]; then
+        step ""
+        echo "26.05 integration tests: NOT RUN: the tree is Slurm $tree_version and slurmctld is $installed;"
+        echo "  plugins built from another micro release misread slurmctld's records (configure.ac)."
+        echo "  Give SLURM_SOURCE_2605=<SchedMD's slurm-$installed tarball> once to run them."
+      else
+        step "Slurm 26.05: integration tests in the root"
+        tests=()
+        [ -z "${TESTS_2605:-}" ] || [ "$TESTS_2605" = all ] || read -r -a tests <<<"$TESTS_2605"
+        integration_in_root "$root_sh" "$repo/build-2605" 2605 "${tests[@]}"
+      fi
+    fi
   fi
   "$root_sh" umount
 fi

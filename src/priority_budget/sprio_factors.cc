@@ -7,6 +7,7 @@
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/slurm_headers.h"
 #include "priority_budget/slurmctld_locks.h"
+#include "slurm_compat/priority_factors.h"
 
 namespace budget_prio {
 
@@ -58,7 +59,7 @@ bool MayView(const job_record_t* job, uid_t uid) {
 
 priority_factors_object_t* FactorsOf(const job_record_t* job, const char* partition, const OrderView* view) {
   auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
-  obj->job_id = job->job_id;
+  slurm_compat::SetFactorsJob(obj, job);
   obj->user_id = job->user_id;
 #if SLURM_BUDGET_SLURM_SERIES >= 2311
   // 23.11+: the list's destructor (slurm_destroy_priority_factors_object)

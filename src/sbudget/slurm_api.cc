@@ -67,7 +67,7 @@ SlurmJob FromJobInfo(const slurm_job_info_t& j) {
 budget::Status LoadSlurmJob(uint32_t job_id, SlurmJob* out) {
   slurm_compat::ClientInit();
   job_info_msg_t* msg = nullptr;
-  if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
+  if (slurm_compat::LoadJob(&msg, job_id, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
     int err = slurm_compat::LastError();
     if (err == ESLURM_INVALID_JOB_ID) {
       return budget::Status::NotFound("Slurm does not know job " + std::to_string(job_id));
@@ -116,7 +116,7 @@ budget::Status LoadStateSaveLocation(std::string* out) {
                                    slurm_strerror(slurm_compat::LastError()));
   }
   *out = OrEmpty(conf->state_save_location);
-  slurm_free_ctl_conf(conf);
+  slurm_compat::FreeConf(conf);
   if (out->empty()) return budget::Status::NotFound("slurmctld reports no StateSaveLocation");
   return budget::Status::Ok();
 }

@@ -8,6 +8,7 @@
 #include "libbudget/policy/order.h"
 #include "libbudget/policy/preemption_note.h"
 #include "sched_timeslice/slurm_headers.h"
+#include "slurm_compat/requeue.h"
 
 namespace timeslice {
 
@@ -40,7 +41,7 @@ bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::Preempt
   SetDepartureNote(job, note);
   job->preempt_time = time(nullptr);
   int rc = SLURM_ERROR;
-  if (action == budget::PreemptAction::kRequeue) rc = job_requeue(0, job_id, nullptr, true, 0);
+  if (action == budget::PreemptAction::kRequeue) rc = slurm_compat::RequeueJob(job, true);
   if (rc != SLURM_SUCCESS) {
     // Not resumable, or Slurm refused the requeue (not a batch job, requeue
     // disabled): end it, as slurm_job_preempt does.

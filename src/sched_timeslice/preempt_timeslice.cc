@@ -22,13 +22,12 @@
 //            budget.conf stops slurmctld with one fatal line naming file,
 //            line and key (elsewhere init() fails with it).
 //   fini     stops the thread.
-//   preempt_p_get_data
-//       ENABLED     false (see above)
-//       MODE        REQUEUE if the job is resumable, CANCEL otherwise (what
-//                   Slurm reads when it needs a job's preempt mode)
-//       PRIO, GRACE_TIME  0
-//   preempt_p_preemptable, preempt_p_job_preempt_check   never asked while
-//       preemption is off; they answer no.
+//   preempt_p_get_mode   REQUEUE if the job is resumable, CANCEL otherwise
+//                        (what Slurm reads when it needs a job's preempt mode)
+//   preempt_p_get_prio, preempt_p_get_grace_time   0
+//   preempt_p_preemptable, preempt_p_job_preempt_check   they answer no.
+//   Up to 24.11 Slurm asks preempt_p_get_data instead, which also says
+//   whether preemption is enabled (false): slurm_compat/preempt_series_calls.cc.
 // Every entry catches everything: slurmctld must never go down because of
 // us.
 #include <exception>
@@ -96,28 +95,9 @@ void WarnOfConflictingSettings() {
   }
 }
 
-int GetData(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
-  switch (type) {
-    case PREEMPT_DATA_ENABLED:
-      *static_cast<bool*>(data) = false;
-      return SLURM_SUCCESS;
-    case PREEMPT_DATA_MODE: {
-      uint16_t mode = PREEMPT_MODE_REQUEUE;
-      if (job) mode = timeslice::ContractOf(job, g_default_min_runtime).resumable ? PREEMPT_MODE_REQUEUE
-                                                                                  : PREEMPT_MODE_CANCEL;
-      *static_cast<uint16_t*>(data) = mode;
-      return SLURM_SUCCESS;
-    }
-    case PREEMPT_DATA_PRIO:
-      *static_cast<uint32_t*>(data) = 0;
-      return SLURM_SUCCESS;
-    case PREEMPT_DATA_GRACE_TIME:
-      *static_cast<uint32_t*>(data) = 0;
-      return SLURM_SUCCESS;
-    default:
-      error("preempt/timeslice: unknown preempt data type %d", static_cast<int>(type));
-      return SLURM_ERROR;
-  }
+uint16_t ModeOf(job_record_t* job) {
+  if (!job) return PREEMPT_MODE_REQUEUE;
+  return timeslice::ContractOf(job, g_default_min_runtime).resumable ? PREEMPT_MODE_REQUEUE : PREEMPT_MODE_CANCEL;
 }
 
 int Init() {
@@ -156,16 +136,19 @@ bool preempt_p_job_preempt_check(job_queue_rec_t*, job_queue_rec_t*) { return fa
 
 bool preempt_p_preemptable(job_record_t*, job_record_t*) { return false; }
 
-int preempt_p_get_data(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
+uint16_t preempt_p_get_mode(job_record_t* job) {
   try {
-    if (!data) return SLURM_ERROR;
-    return GetData(job, type, data);
+    return ModeOf(job);
   } catch (const std::exception& e) {
-    error("preempt/timeslice: get_data: %s", e.what());
+    error("preempt/timeslice: get_mode: %s", e.what());
   } catch (...) {
-    error("preempt/timeslice: get_data: unknown exception");
+    error("preempt/timeslice: get_mode: unknown exception");
   }
-  return SLURM_ERROR;
+  return PREEMPT_MODE_REQUEUE;
 }
+
+uint32_t preempt_p_get_prio(job_record_t*) { return 0; }
+
+uint32_t preempt_p_get_grace_time(job_record_t*) { return 0; }
 
 }  // extern "C"

@@ -1,14 +1,19 @@
 // select/topo (`SelectType=select/topo`): Slurm's select/cons_tres with GPU
 // packing. This file is the plugin's face: it loads cons_tres as a plugin
-// of its own and forwards every one of the 36 select_p_* calls to it, so
+// of its own and forwards every select_p_* call to it (36 on 22.05, 31 on
+// 24.11, 12 on 25.11 and 13 on 26.05: slurm_compat/select_api.h; the calls
+// only some series have are in slurm_compat/select_series_calls.cc), so
 // all of cons_tres's behaviour (CPU/memory/GPU allocation, GPU binding,
 // preemption, steps, state save and restore, the clients' node and job
 // info) is kept. Only select_p_job_test is steered (topo_steer.h), and the
 // calls after which allocations change publish the fragmentation figure.
 //
 // Plugin identity:
-//   - plugin_id 150: unique and >= 100, as select.c requires of every
-//     select_*.so in PluginDir (Slurm's own use 101-110).
+//   - plugin_id (slurm_compat::kSelectTopoPluginId): 150 up to 24.11,
+//     unique and >= 100, as select.c requires of every select_*.so in
+//     PluginDir (Slurm's own use 101-110); cons_tres's 109 from 25.05 on,
+//     where select.c loads the SelectType alone and asks the id whether
+//     the plugin is cons_tres.
 //   - plugin_type "select/topo" must equal SelectType: select.c picks the
 //     default select plugin by that string.
 //   - Slurm's core asks `strstr(SelectType, "cons_tres")` in a few places;
@@ -34,6 +39,7 @@
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
 #include "plugin_support/pass_summary.h"
+#include "select_topo/select_forwarding.h"
 #include "select_topo/slurm_headers.h"
 #include "select_topo/topo_steer.h"
 #include "slurm_compat/reconfigure.h"
@@ -41,77 +47,13 @@
 extern "C" {
 extern const char plugin_name[] = "GPU packing over Trackable RESources (cons_tres) selection";
 extern const char plugin_type[] = "select/topo";
-extern const uint32_t plugin_id = 150;
+extern const uint32_t plugin_id = slurm_compat::kSelectTopoPluginId;
 extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 }
 
-namespace {
-
-constexpr char kWrapped[] = "select/cons_tres";
-
-// Our own copy of the symbol names select.c resolves, in the order of
-// slurm_select_ops_t (select.h). Referencing select.c's node_select_syms
-// instead breaks the clients, which do not all export it.
-const char* kSelectSyms[] = {
-    "plugin_id",
-    "select_p_state_save",
-    "select_p_state_restore",
-    "select_p_job_init",
-    "select_p_node_init",
-    "select_p_job_test",
-    "select_p_job_begin",
-    "select_p_job_ready",
-    "select_p_job_expand",
-    "select_p_job_resized",
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-    "select_p_job_signal",
-#endif
-    "select_p_job_fini",
-    "select_p_job_suspend",
-    "select_p_job_resume",
-    "select_p_step_pick_nodes",
-    "select_p_step_start",
-    "select_p_step_finish",
-    "select_p_select_nodeinfo_pack",
-    "select_p_select_nodeinfo_unpack",
-    "select_p_select_nodeinfo_alloc",
-    "select_p_select_nodeinfo_free",
-    "select_p_select_nodeinfo_set_all",
-    "select_p_select_nodeinfo_set",
-    "select_p_select_nodeinfo_get",
-    "select_p_select_jobinfo_alloc",
-    "select_p_select_jobinfo_free",
-    "select_p_select_jobinfo_set",
-    "select_p_select_jobinfo_get",
-    "select_p_select_jobinfo_copy",
-    "select_p_select_jobinfo_pack",
-    "select_p_select_jobinfo_unpack",
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-    "select_p_select_jobinfo_sprint",
-#endif
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-    "select_p_select_jobinfo_xstrdup",
-#endif
-    "select_p_get_info_from_plugin",
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-    "select_p_update_node_config",
-#endif
-    "select_p_reconfigure",
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-    "select_p_resv_test",
-#endif
-};
-#if SLURM_BUDGET_SLURM_SERIES >= 2311
-constexpr size_t kSelectSymCount = 32;  // 23.11 removed five calls
-#else
-constexpr size_t kSelectSymCount = 37;
-#endif
-static_assert(sizeof(kSelectSyms) / sizeof(kSelectSyms[0]) == kSelectSymCount, "plugin_id + the select_p_* calls");
-static_assert(sizeof(slurm_select_ops_t) == kSelectSymCount * sizeof(void*),
-              "slurm_select_ops_t changed: update kSelectSyms");
+namespace select_topo {
 
 slurm_select_ops_t g_cons_tres;
-plugin_context_t* g_context = nullptr;
 
 // Publishes the packing state after a call that may change allocations;
 // never lets an error out.
@@ -124,10 +66,21 @@ void AfterChange() {
   }
 }
 
+}  // namespace select_topo
+
+namespace {
+
+using select_topo::AfterChange;
+using select_topo::g_cons_tres;
+
+constexpr char kWrapped[] = "select/cons_tres";
+
+plugin_context_t* g_context = nullptr;
+
 std::string StateSaveDir() { return slurm_conf.state_save_location ? slurm_conf.state_save_location : ""; }
 
-// slurmctld loads every select_*.so in PluginDir, whatever SelectType says;
-// only the SelectType steers, and only it reads budget.conf.
+// slurmctld up to 24.11 loads every select_*.so in PluginDir, whatever
+// SelectType says; only the SelectType steers, and only it reads budget.conf.
 bool SteersHere() {
   return running_in_slurmctld() && slurm_conf.select_type && std::string(slurm_conf.select_type) == plugin_type;
 }
@@ -204,8 +157,8 @@ void RecordJobTest(std::chrono::steady_clock::time_point started, uint32_t job_i
 extern "C" {
 
 int init(void) {
-  g_context = plugin_context_create("select", kWrapped, reinterpret_cast<void**>(&g_cons_tres), kSelectSyms,
-                                    sizeof(kSelectSyms));
+  g_context = plugin_context_create("select", kWrapped, reinterpret_cast<void**>(&g_cons_tres),
+                                    slurm_compat::kSelectSyms, sizeof(slurm_compat::kSelectSyms));
   if (!g_context) {
     error("select/topo: cannot load %s", kWrapped);
     return SLURM_ERROR;
@@ -222,12 +175,6 @@ int fini(void) {
   g_context = nullptr;
   return rc;
 }
-
-int select_p_state_save(char* dir_name) { return g_cons_tres.state_save(dir_name); }
-
-int select_p_state_restore(char* dir_name) { return g_cons_tres.state_restore(dir_name); }
-
-int select_p_job_init(List job_list) { return g_cons_tres.job_init(job_list); }
 
 int select_p_node_init(void) {
   int rc = g_cons_tres.node_init();
@@ -279,10 +226,6 @@ int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_ptr) {
   return rc;
 }
 
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-int select_p_job_signal(job_record_t* job_ptr, int signal) { return g_cons_tres.job_signal(job_ptr, signal); }
-#endif
-
 int select_p_job_fini(job_record_t* job_ptr) {
   int rc = g_cons_tres.job_fini(job_ptr);
   AfterChange();
@@ -301,29 +244,6 @@ int select_p_job_resume(job_record_t* job_ptr, bool indf_susp) {
   return rc;
 }
 
-bitstr_t* select_p_step_pick_nodes(job_record_t* job_ptr, select_jobinfo_t* step_jobinfo, uint32_t node_count,
-                                   bitstr_t** avail_nodes) {
-  return g_cons_tres.step_pick_nodes(job_ptr, step_jobinfo, node_count, avail_nodes);
-}
-
-int select_p_step_start(step_record_t* step_ptr) { return g_cons_tres.step_start(step_ptr); }
-
-int select_p_step_finish(step_record_t* step_ptr, bool killing_step) {
-  return g_cons_tres.step_finish(step_ptr, killing_step);
-}
-
-int select_p_select_nodeinfo_pack(select_nodeinfo_t* nodeinfo, buf_t* buffer, uint16_t protocol_version) {
-  return g_cons_tres.nodeinfo_pack(nodeinfo, buffer, protocol_version);
-}
-
-int select_p_select_nodeinfo_unpack(select_nodeinfo_t** nodeinfo, buf_t* buffer, uint16_t protocol_version) {
-  return g_cons_tres.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
-}
-
-select_nodeinfo_t* select_p_select_nodeinfo_alloc(void) { return g_cons_tres.nodeinfo_alloc(); }
-
-int select_p_select_nodeinfo_free(select_nodeinfo_t* nodeinfo) { return g_cons_tres.nodeinfo_free(nodeinfo); }
-
 int select_p_select_nodeinfo_set_all(void) { return g_cons_tres.nodeinfo_set_all(); }
 
 // Called once a job's allocation is committed (select_nodes) and for every
@@ -334,57 +254,6 @@ int select_p_select_nodeinfo_set(job_record_t* job_ptr) {
   AfterChange();
   return rc;
 }
-
-int select_p_select_nodeinfo_get(select_nodeinfo_t* nodeinfo, enum select_nodedata_type dinfo,
-                                 enum node_states state, void* data) {
-  return g_cons_tres.nodeinfo_get(nodeinfo, dinfo, state, data);
-}
-
-select_jobinfo_t* select_p_select_jobinfo_alloc(void) { return g_cons_tres.jobinfo_alloc(); }
-
-int select_p_select_jobinfo_free(select_jobinfo_t* jobinfo) { return g_cons_tres.jobinfo_free(jobinfo); }
-
-int select_p_select_jobinfo_set(select_jobinfo_t* jobinfo, enum select_jobdata_type data_type, void* data) {
-  return g_cons_tres.jobinfo_set(jobinfo, data_type, data);
-}
-
-int select_p_select_jobinfo_get(select_jobinfo_t* jobinfo, enum select_jobdata_type data_type, void* data) {
-  return g_cons_tres.jobinfo_get(jobinfo, data_type, data);
-}
-
-select_jobinfo_t* select_p_select_jobinfo_copy(select_jobinfo_t* jobinfo) { return g_cons_tres.jobinfo_copy(jobinfo); }
-
-int select_p_select_jobinfo_pack(select_jobinfo_t* jobinfo, buf_t* buffer, uint16_t protocol_version) {
-  return g_cons_tres.jobinfo_pack(jobinfo, buffer, protocol_version);
-}
-
-int select_p_select_jobinfo_unpack(select_jobinfo_t** jobinfo_pptr, buf_t* buffer, uint16_t protocol_version) {
-  return g_cons_tres.jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
-}
-
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-char* select_p_select_jobinfo_sprint(select_jobinfo_t* jobinfo, char* buf, size_t size, int mode) {
-  return g_cons_tres.jobinfo_sprint(jobinfo, buf, size, mode);
-}
-#endif
-
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-char* select_p_select_jobinfo_xstrdup(select_jobinfo_t* jobinfo, int mode) {
-  return g_cons_tres.jobinfo_xstrdup(jobinfo, mode);
-}
-#endif
-
-int select_p_get_info_from_plugin(enum select_plugindata_info dinfo, job_record_t* job_ptr, void* data) {
-  return g_cons_tres.get_info_from_plugin(dinfo, job_ptr, data);
-}
-
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-int select_p_update_node_config(int index) {
-  int rc = g_cons_tres.update_node_config(index);
-  AfterChange();
-  return rc;
-}
-#endif
 
 int select_p_reconfigure(void) {
   int rc = g_cons_tres.reconfigure();
@@ -398,12 +267,5 @@ int select_p_reconfigure(void) {
   AfterChange();
   return rc;
 }
-
-#if SLURM_BUDGET_SLURM_SERIES < 2311  // gone in 23.11
-bitstr_t* select_p_resv_test(resv_desc_msg_t* resv_desc_ptr, uint32_t node_cnt, bitstr_t* avail_bitmap,
-                             bitstr_t** core_bitmap) {
-  return g_cons_tres.resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
-}
-#endif
 
 }  // extern "C"

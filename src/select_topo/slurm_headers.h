@@ -37,7 +37,6 @@ extern "C" {
 #include "slurm_compat/end_internal_headers.h"
 }
 #pragma GCC diagnostic pop
-#include "slurm_compat/select_api.h"
 
 // Node and switch tables are defined in slurmctld (libslurmfull), not in the
 // libslurm.so that the clients link, so a strong reference to them fails the
@@ -51,9 +50,16 @@ extern "C" {
 // (slurm_compat/select_api.h), also defined in slurmctld only.
 #if SLURM_BUDGET_SLURM_SERIES >= 2311
 #pragma weak topology_g_get
+#if SLURM_BUDGET_SLURM_SERIES >= 2505
+#pragma weak topology_g_topoinfo_free
+#else
 #pragma weak topology_g_topology_free
+#endif
 #pragma weak topology_get_plugin_id
 #pragma weak node_name2bitmap
 #endif
+
+// After the weak declarations: its inline calls test those symbols.
+#include "slurm_compat/select_api.h"
 
 #endif  // SLURM_BUDGET_SELECT_TOPO_SLURM_HEADERS_H_

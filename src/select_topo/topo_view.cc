@@ -45,10 +45,10 @@ bool NodeGpus(const node_record_t* node_ptr, uint32_t* total, uint32_t* free) {
 // table's indices, as on 22.05. Other topology plugins: no groups.
 std::vector<int32_t> LeafSwitchOfNodes() {
   std::vector<int32_t> leaf(std::max(node_record_count, 0), budget::kNoGroup);
-  if (!topology_g_get || !topology_g_topology_free || !topology_get_plugin_id || !node_name2bitmap) return leaf;
+  if (!slurm_compat::TopologyPtrCallsResolved() || !node_name2bitmap) return leaf;
   if (topology_get_plugin_id() != TOPOLOGY_PLUGIN_TREE) return leaf;
-  dynamic_plugin_data_t* topo = nullptr;
-  if (topology_g_get(TOPO_DATA_TOPOLOGY_PTR, &topo) != SLURM_SUCCESS || !topo) return leaf;
+  dynamic_plugin_data_t* topo = slurm_compat::TopologyPtrGet();
+  if (!topo) return leaf;
   const auto* tree = static_cast<const slurm_compat_topoinfo_tree_t*>(topo->data);
   for (uint32_t s = 0; tree && s < tree->record_count; ++s) {
     const topo_info_t& sw = tree->topo_array[s];
@@ -60,7 +60,7 @@ std::vector<int32_t> LeafSwitchOfNodes() {
     }
     FREE_NULL_BITMAP(nodes);
   }
-  topology_g_topology_free(topo);
+  slurm_compat::TopologyPtrFree(topo);
   return leaf;
 }
 #else

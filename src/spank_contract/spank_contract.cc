@@ -64,6 +64,7 @@ extern "C" {
 }
 
 #include "libbudget/policy/job_contract.h"
+#include "slurm_compat/client_api.h"
 
 extern "C" {
 extern const char plugin_name[] = "contract";
@@ -152,7 +153,7 @@ bool IsSubmittingContext() {
 // The contract recorded on job `job_id`, if the controller answers.
 bool RecordedContract(uint32_t job_id, budget::JobContract* out) {
   job_info_msg_t* jobs = nullptr;
-  if (slurm_load_job(&jobs, job_id, SHOW_ALL) != SLURM_SUCCESS || !jobs) return false;
+  if (slurm_compat::LoadJob(&jobs, job_id, SHOW_ALL) != SLURM_SUCCESS || !jobs) return false;
   bool found = false;
   for (uint32_t i = 0; i < jobs->record_count && !found; ++i) {
     const slurm_job_info_t& job = jobs->job_array[i];
