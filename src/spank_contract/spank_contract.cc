@@ -126,7 +126,7 @@ struct spank_option kMinRuntimeOption = {
 
 struct spank_option kResumableOption = {
     const_cast<char*>("resumable"), nullptr,
-    const_cast<char*>("Requeue (not cancel) when preempted; = --requeue"),
+    const_cast<char*>("Requeue (not cancel) when preempted, as --requeue"),
     0, 0, OnResumable};
 
 // Reads the plugin's plugstack.conf arguments; false, with slurm_error

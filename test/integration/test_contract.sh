@@ -52,7 +52,7 @@ check "sbatch --help lists --min-runtime=time" contains "--min-runtime=time" "$h
 check "sbatch --help lists --resumable" contains "--resumable" "$help"
 check "srun --help lists --min-runtime" contains "--min-runtime" "$(srun --help 2>&1)"
 check "salloc --help lists --resumable" contains "--resumable" "$(salloc --help 2>&1)"
-check "sbatch --help says --resumable is --requeue" contains "Requeue (not cancel) when preempted; = --requeue" "$help"
+check "sbatch --help says --resumable is --requeue" contains "Requeue (not cancel) when preempted, as --requeue" "$help"
 
 # --- accepted contracts --------------------------------------------------------------
 out=$CLUSTER_DIR/env.out

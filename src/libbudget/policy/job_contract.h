@@ -8,8 +8,9 @@
 //     job that declared nothing is never refused for it.
 //   - --min-runtime must parse as a Slurm time string (time_string.h), lie in
 //     [0, MaxMinRuntime], and not be longer than the job's time limit.
-//   - --resumable makes the job requeueable (requeued when preempted);
-//     without it the job is cancelled when preempted.
+//   - --resumable (or sbatch's own --requeue, the same: requeue_request.h)
+//     makes the job resumable (requeued when preempted); without it the
+//     job is cancelled when preempted.
 //   - After the job has started, its owner can no longer change the contract
 //     (nor shorten its time limit below the min-runtime); an operator can.
 //
