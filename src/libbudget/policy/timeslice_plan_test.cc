@@ -395,6 +395,42 @@ void test_quick_start_jobs_go_first_and_across_ranks(void**) {
   assert_int_equal(TimeslicePlanner().Plan(in, kNow).preemptions.size(), 0);
 }
 
+void test_quick_start_is_bounded_per_user(void**) {
+  // teama runs unprotected 8-GPU work on four nodes. teamb's user 7 waits
+  // with three 4-GPU quick-start jobs, user 8 with one; the bound is 8 GPUs
+  // a user. User 7 already runs a protected 2-GPU quick job (on node 4):
+  // 2 + 4 = 6 <= 8 serves job 20; 6 + 4 = 10 > 8 leaves job 21 and 22
+  // waiting; user 8's job 23 is served (0 + 4). Without the bound (0) all
+  // four are served.
+  budget::TimesliceInputs in = Cluster(5);
+  in.running = {Running(1, kTeamA, kNow - 900, 20, {0}, 8), Running(2, kTeamA, kNow - 900, 20, {1}, 8),
+                Running(3, kTeamA, kNow - 900, 20, {2}, 8), Running(4, kTeamA, kNow - 900, 20, {3}, 8),
+                Running(5, kTeamB, kNow - 10, 600, {4}, 2)};
+  in.running[4].user = 7;
+  in.running[4].quick = true;
+  auto quick = [](uint32_t id, int64_t user, TimePoint submit) {
+    WaitingJob w = Waiting(id, kTeamB, 600, 1, 4, submit);
+    w.shape.quick = true;
+    w.user = user;
+    return w;
+  };
+  in.waiting = {quick(20, 7, kNow - 50), quick(21, 7, kNow - 40), quick(22, 7, kNow - 30), quick(23, 8, kNow - 20)};
+  in.quick_start_user_gpus = 8;
+  TimeslicePlan plan = TimeslicePlanner().Plan(in, kNow);
+  assert_true((plan.starts == std::vector<uint32_t>{20, 23}));
+  in.quick_start_user_gpus = 0;
+  plan = TimeslicePlanner().Plan(in, kNow);
+  assert_int_equal(plan.starts.size(), 4);
+  // Once user 7's protected quick run ends its protection, it no longer
+  // counts: 0 + 4 + 4 = 8 serves two of its jobs.
+  in.quick_start_user_gpus = 8;
+  in.running[4] = Running(5, kTeamB, kNow - 700, 600, {4}, 2);
+  in.running[4].user = 7;
+  in.running[4].quick = true;
+  plan = TimeslicePlanner().Plan(in, kNow);
+  assert_true((plan.starts == std::vector<uint32_t>{20, 21, 23}));
+}
+
 void test_a_hero_takes_its_held_nodes_at_its_planned_start(void**) {
   // Hero job 50 (teamb, 2 nodes) holds n1 and n2, planned start kNow. n1
   // runs teama's unprotected job 1, n2 runs unallocated job 2; n3 runs
@@ -458,6 +494,7 @@ int main() {
       cmocka_unit_test(test_jobs_that_fit_already_are_given_the_gpus),
       cmocka_unit_test(test_a_small_job_behind_many_is_reached),
       cmocka_unit_test(test_quick_start_jobs_go_first_and_across_ranks),
+      cmocka_unit_test(test_quick_start_is_bounded_per_user),
       cmocka_unit_test(test_a_hero_takes_its_held_nodes_at_its_planned_start),
       cmocka_unit_test(test_the_window_is_the_first_kMaxJobsTried_jobs),
   };
