@@ -189,7 +189,10 @@ def compress_budget_conf(path, factor, tree_path):
             out.append((key, text or "", tree_path))
             continue
         if kind == "keep":
-            out.append((key, text, text))
+            # A key with no default that the site did not set (GpuTypeWeights)
+            # stays unset: an empty value is no value to budget.conf.
+            if text != "":
+                out.append((key, text, text))
             continue
         try:
             secs = int(text) if kind == "interval" else parse_duration(text)

@@ -13,6 +13,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lanes=${INTEGRATION_JOBS:-3}
+CLUSTER_PORT_BASE=${CLUSTER_PORT:-20000}
 # Tests that run on their own, after the others: test_replay measures how
 # closely the controller's sub-second timing follows the simulator's, which
 # two tests beside it on 2 cores disturb (its preemption agreement: 0.56 and
@@ -41,8 +42,14 @@ trap 'rm -rf "$work"' EXIT
 
 # run_one INDEX TEST: runs TEST, its output in $work/INDEX.log, then its exit
 # status and duration in $work/INDEX.done (written last: the done marker).
+# Each test gets its own block of 100 ports from its index: ports derived
+# from the cluster directory (scripts/cluster.sh) can coincide for two
+# tests, and two tests running at once on one port fail to start
+# ("Address already in use"). A CLUSTER_PORT given by the caller is where
+# the blocks start (ports stay below 32768, where ephemeral ports begin).
 run_one() {
   local start=$SECONDS rc
+  export CLUSTER_PORT=$((${CLUSTER_PORT_BASE:-20000} + $1 * 100))
   # A CLUSTER_DIR given by the caller becomes one directory per test.
   if [ -n "${CLUSTER_DIR:-}" ]; then
     CLUSTER_DIR="$CLUSTER_DIR-$(basename "$2" .sh)" bash "$2" >"$work/$1.log" 2>&1

@@ -155,13 +155,10 @@ std::string GpuTypeOfRequest(std::string_view spec) {
   return "";
 }
 
-std::vector<std::string> GpuTypesOfNode(std::string_view gres) {
-  std::vector<std::string> types;
+std::vector<std::string_view> GresEntries(std::string_view gres) {
+  std::vector<std::string_view> entries;
   size_t pos = 0;
-  std::string type;
   while (pos < gres.size()) {
-    // A node's entries are separated by ',' outside the socket binding's
-    // parentheses ("gpu:b200:4(S:0-1),gpu:h100:4(S:2-3)").
     size_t end = pos;
     int depth = 0;
     while (end < gres.size() && (gres[end] != ',' || depth > 0)) {
@@ -169,10 +166,18 @@ std::vector<std::string> GpuTypesOfNode(std::string_view gres) {
       if (gres[end] == ')') --depth;
       ++end;
     }
-    if (GpuTypeOfEntry(gres.substr(pos, end - pos), &type) && !type.empty() &&
-        std::find(types.begin(), types.end(), type) == types.end())
-      types.push_back(type);
+    entries.push_back(gres.substr(pos, end - pos));
     pos = end + 1;
+  }
+  return entries;
+}
+
+std::vector<std::string> GpuTypesOfNode(std::string_view gres) {
+  std::vector<std::string> types;
+  std::string type;
+  for (std::string_view entry : GresEntries(gres)) {
+    if (GpuTypeOfEntry(entry, &type) && !type.empty() && std::find(types.begin(), types.end(), type) == types.end())
+      types.push_back(type);
   }
   return types;
 }

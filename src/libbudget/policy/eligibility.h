@@ -110,6 +110,10 @@ std::string GpuTypeOfRequest(std::string_view spec);
 // The GPU types of a node's Gres ("gpu:b200:8(S:0-1)", "gpu:b200:4,gpu:h100:4").
 std::vector<std::string> GpuTypesOfNode(std::string_view gres);
 
+// The entries of a node's Gres: split at the commas outside a socket
+// binding's parentheses ("gpu:b200:4(S:0-1),gpu:h100:4(S:2-3)": two).
+std::vector<std::string_view> GresEntries(std::string_view gres);
+
 }  // namespace budget
 
 #endif  // SLURM_BUDGET_LIBBUDGET_ELIGIBILITY_H_

@@ -113,6 +113,10 @@ void test_gpu_types_of_node(void**) {
   assert_int_equal(two.size(), 2);
   assert_string_equal(two[1].c_str(), "h100");
   assert_int_equal(GpuTypesOfNode("gpu:8").size(), 0);  // untyped GPUs
+  // Entries split at commas outside the socket bindings: three here.
+  std::vector<std::string_view> entries = budget::GresEntries("gpu:b200:4(S:0-1),gpu:h100:4(S:2,3),nic:1");
+  assert_int_equal(entries.size(), 3);
+  assert_true(entries[1] == "gpu:h100:4(S:2,3)");
   assert_int_equal(GpuTypesOfNode("").size(), 0);
 }
 

@@ -13,21 +13,9 @@ NodeGpuWorth NodeWorth(std::string_view gres, double gpus, const GpuTypeWeights&
     worth.weighted_gpus = worth.gpus;
     return worth;
   }
-  // The Gres gives the mix of types; entries are separated by ',' outside
-  // a socket binding's parentheses, as eligibility.cc GpuTypesOfNode reads
-  // them.
+  // The Gres gives the mix of types (eligibility.h GresEntries).
   double listed = 0, listed_worth = 0;
-  size_t pos = 0;
-  while (pos < gres.size()) {
-    size_t end = pos;
-    int depth = 0;
-    while (end < gres.size() && (gres[end] != ',' || depth > 0)) {
-      if (gres[end] == '(') ++depth;
-      if (gres[end] == ')') --depth;
-      ++end;
-    }
-    const std::string_view entry = gres.substr(pos, end - pos);
-    pos = end + 1;
+  for (std::string_view entry : GresEntries(gres)) {
     const double count = GpuCountFromGresSpec(entry);
     if (count <= 0) continue;
     listed += count;
