@@ -214,7 +214,7 @@ class CompressTest(unittest.TestCase):
     def test_jobs(self):
         jobs = [{"submit": 1000, "account": "a", "user": "u", "gpus": 12, "duration": 89, "min_runtime": 29,
                  "resumable": True, "priority": 0, "time_limit": 3660},
-                {"submit": 1090, "account": "a", "user": "u", "gpus": 1, "duration": 20, "min_runtime": 0,
+                {"submit": 1090, "account": "a", "user": "v", "gpus": 1, "duration": 20, "min_runtime": 0,
                  "resumable": False, "priority": 3, "time_limit": 60}]
         a, b = compress.compress_jobs(jobs, 60, 8)
         # 12 GPUs on 8-GPU nodes: 2 nodes x 6; 89 s -> 1 s; min-runtime 29 s
@@ -224,6 +224,10 @@ class CompressTest(unittest.TestCase):
         # 90 s after the first: 2 s (1.5 rounds up); unallocated stays 0;
         # a 1-minute limit stays 1 minute.
         self.assertEqual((b["submit"], b["min_runtime"], b["time_limit_minutes"], b["duration"]), (2, 0, 1, 1))
+        # The driver submits every job as one user, so the simulator sees
+        # one user too (per-user rules alike); the trace's stays recorded.
+        self.assertEqual((a["user"], b["user"]), (compress.ONE_USER, compress.ONE_USER))
+        self.assertEqual((a["trace"]["user"], b["trace"]["user"]), ("u", "v"))
 
 
 class DifferencesTest(unittest.TestCase):

@@ -25,6 +25,13 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   sched_interval, bf_interval, bf_resolution    max(1, round(x / F)) s
   bf_window (minutes)                           max(1, ceil(x / F)) minutes
   --drain/--resume times                        round(x / F)
+  user                                ONE_USER for every job: the driver
+                                      submits every job as the one user
+                                      running the replay, and per-user rules
+                                      (QuickStartUserGpus) must see on the
+                                      simulator's side what the controller
+                                      sees (the trace's user stays in
+                                      plan.json, under "trace")
   BudgetTree                          the cluster's copy of the tree
   BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes,
   DefaultContractNotice, TreeConnectTimeout, TreeFetchTimeout (network
@@ -50,6 +57,9 @@ from slurmtime import format_hms, parse_duration  # noqa: E402
 
 # budget-sim --write-trace writes every job's time limit (the trace's own,
 # or its work x --time-limit-factor), so the normalised trace always has it.
+# The user of every compressed job (see the mapping above).
+ONE_USER = "replay"
+
 NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime", "resumable", "priority",
                  "time_limit"]
 
@@ -134,14 +144,14 @@ def compress_jobs(jobs, factor, gpus_per_node):
         limit = j["time_limit"]
         nodes, per_node = shape_for(j["gpus"], gpus_per_node)
         out.append({
-            "id": i, "account": j["account"], "user": j["user"], "gpus": j["gpus"],
+            "id": i, "account": j["account"], "user": ONE_USER, "gpus": j["gpus"],
             "node_count": nodes, "gpus_per_node": per_node,
             "submit": rounded(j["submit"] - first, factor),
             "duration": max(1, rounded(j["duration"], factor)),
             "min_runtime": at_least_one_unless_zero(j["min_runtime"], factor),
             "time_limit_minutes": compressed_limit_minutes(limit, factor),
             "resumable": j["resumable"], "priority": j["priority"],
-            "trace": {"submit": j["submit"], "duration": j["duration"], "min_runtime": j["min_runtime"],
+            "trace": {"user": j["user"], "submit": j["submit"], "duration": j["duration"], "min_runtime": j["min_runtime"],
                       "time_limit": limit},
         })
     return out
