@@ -26,7 +26,8 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   bf_window (minutes)                           max(1, ceil(x / F)) minutes
   --drain/--resume times                        round(x / F)
   BudgetTree                          the cluster's copy of the tree
-  BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes,
+  BudgetRefresh, UnknownAccount, QuickStartGpus, QuickStartUserGpus,
+  QuickStartReserveNodes, HeroMinNodes,
   DefaultContractNotice, TreeConnectTimeout, TreeFetchTimeout (network
   time, not workload time), other SchedulerParameters keys: unchanged
   ReportDir                           dropped: the replay's cluster must not
@@ -73,6 +74,7 @@ CONF_KEYS = [
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
     ("QuickStartUserGpus", "8", "keep"),
+    ("QuickStartReserveNodes", "0", "keep"),
     ("HeroMinNodes", "8", "keep"),
     ("GpuTypeWeights", "", "keep"),
     ("DefaultContractNotice", "yes", "keep"),

@@ -77,7 +77,7 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   out->interval = config.timeslice_interval;
   out->default_min_runtime = config.default_min_runtime;
   out->quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
-                                       config.quick_start_user_gpus};
+                                       config.quick_start_user_gpus, config.quick_start_reserve_nodes};
   out->state_dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
   out->slicing = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
   return true;
