@@ -14,6 +14,7 @@
 #   - throughout, teama's eighth job waits: the reserve is not a way in.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/timeslice_lib.sh"
+export SELECT_TYPE=select/topo  # keeps long protections off the reserve
 export BUDGET_CONF="$BUDGET_CONF
 QuickStartGpus=8
 QuickStartReserveNodes=1"
