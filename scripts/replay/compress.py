@@ -33,7 +33,8 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
                                       sees (the trace's user stays in
                                       plan.json, under "trace")
   BudgetTree                          the cluster's copy of the tree
-  BudgetRefresh, UnknownAccount, QuickStartGpus, HeroMinNodes,
+  BudgetRefresh, UnknownAccount, QuickStartGpus, QuickStartUserGpus,
+  QuickStartReserveNodes, HeroMinNodes,
   DefaultContractNotice, TreeConnectTimeout, TreeFetchTimeout (network
   time, not workload time), other SchedulerParameters keys: unchanged
   ReportDir                           dropped: the replay's cluster must not
@@ -83,6 +84,7 @@ CONF_KEYS = [
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
     ("QuickStartUserGpus", "8", "keep"),
+    ("QuickStartReserveNodes", "0", "keep"),
     ("HeroMinNodes", "8", "keep"),
     ("GpuTypeWeights", "", "keep"),
     ("DefaultContractNotice", "yes", "keep"),

@@ -7,7 +7,7 @@ namespace timeslice {
 
 budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const std::vector<NodeFacts>& nodes,
                                      const StandingsView& view, const budget::PackingState* packing,
-                                     const budget::QuickStartRule& quick) {
+                                     const budget::QuickStartRule& quick, budget::TimePoint now) {
   budget::TimesliceInputs in;
   std::unordered_map<std::string, int32_t> index_of;
   for (const NodeFacts& n : nodes) {
@@ -52,6 +52,9 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
       if (it != index_of.end()) in.hold.nodes.push_back(it->second);
     }
   }
+  // The reserve is a function of the running jobs: select/topo finds the
+  // same nodes from the same jobs (topo_steer.cc).
+  in.reserve = budget::ChooseQuickReserve(in.nodes, in.running, in.hold, quick, now);
   return in;
 }
 

@@ -26,10 +26,11 @@
 namespace timeslice {
 
 // `packing` may be null (no state published); `quick` says which waiting
-// jobs are quick-start jobs (budget.conf QuickStart*).
+// jobs are quick-start jobs (budget.conf QuickStart*) and how many nodes
+// the quick-start reserve keeps at `now` (quick_reserve.h).
 budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const std::vector<NodeFacts>& nodes,
                                      const StandingsView& view, const budget::PackingState* packing,
-                                     const budget::QuickStartRule& quick);
+                                     const budget::QuickStartRule& quick, budget::TimePoint now);
 
 }  // namespace timeslice
 

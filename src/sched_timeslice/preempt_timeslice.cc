@@ -77,14 +77,16 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   out->interval = config.timeslice_interval;
   out->default_min_runtime = config.default_min_runtime;
   out->quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
-                                       config.quick_start_user_gpus};
+                                       config.quick_start_user_gpus, config.quick_start_reserve_nodes};
   out->state_dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
   out->slicing = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
   return true;
 }
 
-void WarnOfConflictingSettings() {
+void WarnOfConflictingSettings(const timeslice::ThreadConfig& config) {
   budget::SlurmSettings settings;
+  settings.select_type = slurm_conf.select_type ? slurm_conf.select_type : "";
+  settings.quick_start_reserve_nodes = config.quick.reserve_nodes;
   settings.preempt_mode_off = (slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG & ~PREEMPT_MODE_WITHIN) ==
                               PREEMPT_MODE_OFF;
   settings.priority_type = slurm_conf.priority_type ? slurm_conf.priority_type : "";
@@ -105,7 +107,7 @@ int Init() {
   if (!LoadThreadConfig(&config)) return SLURM_ERROR;
   g_default_min_runtime = config.default_min_runtime;
   if (!running_in_slurmctld()) return SLURM_SUCCESS;
-  WarnOfConflictingSettings();
+  WarnOfConflictingSettings(config);
   if (slurmctld_config.scheduling_disabled) {
     info("preempt/timeslice: scheduling is disabled: no time-slicing thread");
     return SLURM_SUCCESS;

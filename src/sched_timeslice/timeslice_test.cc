@@ -213,7 +213,7 @@ void test_pass_inputs_from_the_records(void**) {
   packing.hero_job_id = 4;
   packing.hero_planned_start = kNow + 60;
   packing.hero_nodes = {"n3", "n9"};  // n9 is no node: dropped
-  budget::TimesliceInputs in = timeslice::PassInputsOf(jobs, nodes, *view, &packing, budget::QuickStartRule());
+  budget::TimesliceInputs in = timeslice::PassInputsOf(jobs, nodes, *view, &packing, budget::QuickStartRule(), 0);
   assert_int_equal(in.nodes.size(), 3);
   assert_false(in.nodes[0].usable);  // draining
   assert_false(in.nodes[1].usable);  // down
@@ -237,7 +237,7 @@ void test_pass_inputs_from_the_records(void**) {
   assert_true((in.hold.nodes == std::vector<int32_t>{2}));
   assert_int_equal(in.scale.capacity_gpus, 16);
   // No published state: no hold.
-  assert_false(timeslice::PassInputsOf(jobs, nodes, *view, nullptr, budget::QuickStartRule()).hold.active);
+  assert_false(timeslice::PassInputsOf(jobs, nodes, *view, nullptr, budget::QuickStartRule(), 0).hold.active);
 }
 
 }  // namespace

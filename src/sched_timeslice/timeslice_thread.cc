@@ -154,7 +154,7 @@ void TimesliceThread::ReloadIfChanged() {
   config_.interval = config.timeslice_interval;
   config_.default_min_runtime = config.default_min_runtime;
   config_.quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
-                                       config.quick_start_user_gpus};
+                                       config.quick_start_user_gpus, config.quick_start_reserve_nodes};
 }
 
 void TimesliceThread::Pass() {
@@ -183,7 +183,7 @@ void TimesliceThread::Pass() {
   auto view = standings_.View(now);
   budget::PackingState packing;
   bool has_packing = budget::LoadPackingState(config.state_dir + "/" + budget::kPackingStateFile, &packing).ok();
-  budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr, config.quick);
+  budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr, config.quick, now);
   if (!config.slicing) in.waiting.clear();  // PreemptMode=OFF: drains only
   budget::TimeslicePlan plan = planner_.Plan(in, now);
   for (const std::string& line : plan.log) Log(line);

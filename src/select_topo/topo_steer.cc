@@ -10,6 +10,7 @@
 #include "libbudget/policy/hero_plan.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/policy/packing_state.h"
+#include "libbudget/policy/quick_reserve.h"
 #include "select_topo/topo_view.h"
 #include "eligible_nodes.h"
 
@@ -27,6 +28,9 @@ struct SteeringState {
   std::vector<int> held;          // Slurm node indices the plan holds
   std::vector<std::string> held_names;
   budget::TimePoint hero_waiting_since = 0;  // the hero's, published (packing_state.h)
+  budget::QuickStartRule quick;   // budget.conf QuickStart*
+  budget::QuickReserve reserve;   // its nodes as Slurm node indices
+  std::vector<std::string> reserve_names;
   time_t plan_time = 0;           // the plan is refreshed at most once a second
   bool published = false;
   budget::PackingState last;      // as last published
@@ -54,10 +58,10 @@ bool SameNodes(const budget::PackingState& a, const budget::PackingState& b) {
   return true;
 }
 
-bool SameHero(const budget::PackingState& a, const budget::PackingState& b) {
+bool SameHolds(const budget::PackingState& a, const budget::PackingState& b) {
   return a.hero_active == b.hero_active && a.hero_job_id == b.hero_job_id &&
          a.hero_planned_start == b.hero_planned_start && a.hero_waiting_since == b.hero_waiting_since &&
-         a.hero_nodes == b.hero_nodes;
+         a.hero_nodes == b.hero_nodes && a.reserve_nodes == b.reserve_nodes;
 }
 
 // REQUIRES: g_mutex held.
@@ -70,7 +74,8 @@ void PublishLocked(const NodeView& view, time_t now) {
     state.hero_waiting_since = g_state.hero_waiting_since;
     state.hero_nodes = g_state.held_names;
   }
-  if (g_state.published && SameNodes(state, g_state.last) && SameHero(state, g_state.last)) return;
+  state.reserve_nodes = g_state.reserve_names;
+  if (g_state.published && SameNodes(state, g_state.last) && SameHolds(state, g_state.last)) return;
   if (!g_state.published || state.free_gpus != g_state.last.free_gpus ||
       state.stranded_gpus != g_state.last.stranded_gpus) {
     info("select/topo: %s", budget::FragmentationLine(state).c_str());
@@ -97,6 +102,26 @@ budget::EligibleNodes EligiblePositions(const NodeView& view, List jobs, uint32_
   return std::make_shared<const budget::NodeSet>(std::move(positions));
 }
 
+// Recomputes the quick-start reserve (libbudget/policy/quick_reserve.h)
+// from the running jobs outside the hero hold in force, as
+// preempt/timeslice's pass does from its snapshot; returns it as view
+// positions. *changed is set when its nodes changed. REQUIRES: g_mutex held.
+budget::QuickReserve RefreshReserve(const NodeView& view, const std::vector<budget::RunningJob>& running, time_t now,
+                                    bool* changed) {
+  budget::QuickReserve reserve = budget::ChooseQuickReserve(view.nodes, running, g_state.plan, g_state.quick, now);
+  budget::QuickReserve by_index = reserve;
+  std::vector<std::string> names;
+  for (int32_t& position : by_index.nodes) {
+    names.push_back(view.names[position]);
+    position = view.slurm_index[position];
+  }
+  *changed = by_index.nodes != g_state.reserve.nodes;
+  if (*changed) debug("select/topo: quick-start reserve: %s", names.empty() ? "none" : JoinNames(names).c_str());
+  g_state.reserve = std::move(by_index);
+  g_state.reserve_names = std::move(names);
+  return reserve;
+}
+
 // Recomputes the hero (the first whole-node job that has waited HeroWait,
 // libbudget/policy/hero_plan.h) and the nodes held for it. REQUIRES: g_mutex held.
 void RefreshHeroPlan(const NodeView& view, time_t now) {
@@ -110,11 +135,17 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
   budget::HeroCandidate candidate = budget::ChooseHero(queue, rule, now, g_state.plan.active ? g_state.plan.job_id : 0);
 
   budget::HeroPlan plan;
+  std::vector<budget::RunningJob> running;
+  if (candidate.job_id != 0 || g_state.quick.reserve_nodes > 0)
+    running = RunningJobs(jobs, view, g_state.default_min_runtime);
+  // The reserve first; the hero's nodes are chosen outside it.
+  bool reserve_changed = false;
+  const budget::QuickReserve reserve = RefreshReserve(view, running, now, &reserve_changed);
   if (candidate.job_id != 0) {
     // Only nodes the hero may run on are held (its type, partition,
     // features, reservation).
     candidate.eligible = EligiblePositions(view, jobs, candidate.job_id, now);
-    budget::Status st = budget::PlanHero(view.nodes, RunningJobs(jobs, view, g_state.default_min_runtime), candidate,
+    budget::Status st = budget::PlanHero(budget::WithoutReserve(view.nodes, reserve), running, candidate,
                                          g_state.hero_wait, now, &plan);
     if (!st.ok() && st.message() != g_state.last_plan_error) {
       error("select/topo: no hero plan for JobId=%u: %s", candidate.job_id, st.message().c_str());
@@ -134,7 +165,7 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
   // The planned start moves as running jobs end; that is published, not
   // logged. A new hero, or other nodes held, is logged.
   bool changed = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id ||
-                 plan.planned_start != g_state.plan.planned_start || held != g_state.held;
+                 plan.planned_start != g_state.plan.planned_start || held != g_state.held || reserve_changed;
   std::vector<int> held_set = held, previous_set = g_state.held;
   std::sort(held_set.begin(), held_set.end());
   std::sort(previous_set.begin(), previous_set.end());
@@ -155,13 +186,19 @@ void RefreshHeroPlan(const NodeView& view, time_t now) {
 }
 
 // The job's candidate nodes minus the nodes held for a hero it may not
-// use. Caller frees. REQUIRES: g_mutex held.
+// use and, for a long protection, the quick-start reserve. Caller frees.
+// REQUIRES: g_mutex held.
 bitstr_t* WithoutHeldNodes(const job_record_t* job_ptr, const bitstr_t* bitmap, time_t now) {
   bitstr_t* result = bit_copy(const_cast<bitstr_t*>(bitmap));
-  if (!g_state.plan.active) return result;
-  if (budget::MayUseHeldNodes(g_state.plan, StartingJobOf(job_ptr, g_state.default_min_runtime), now)) return result;
-  for (int index : g_state.held) {
-    if (index < bit_size(result)) bit_clear(result, index);
+  if (!g_state.plan.active && g_state.reserve.nodes.empty()) return result;
+  const budget::StartingJob job = StartingJobOf(job_ptr, g_state.default_min_runtime);
+  if (g_state.plan.active && !budget::MayUseHeldNodes(g_state.plan, job, now)) {
+    for (int index : g_state.held)
+      if (index < bit_size(result)) bit_clear(result, index);
+  }
+  if (!budget::MayUseReserve(g_state.reserve, job)) {
+    for (int index : g_state.reserve.nodes)
+      if (index < bit_size(result)) bit_clear(result, index);
   }
   return result;
 }
@@ -208,6 +245,8 @@ void ConfigureSteering(const budget::BudgetConfig& config, const std::string& st
   g_state.hero_wait = config.hero_wait;
   g_state.hero_min_nodes = config.hero_min_nodes;
   g_state.default_min_runtime = config.default_min_runtime;
+  g_state.quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
+                                         config.quick_start_user_gpus, config.quick_start_reserve_nodes};
   g_state.state_file = state_dir.empty() ? "" : state_dir + "/" + budget::kPackingStateFile;
 }
 

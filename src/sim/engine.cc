@@ -8,6 +8,7 @@
 
 #include "libbudget/policy/hero_plan.h"
 #include "libbudget/policy/preempt.h"
+#include "libbudget/policy/quick_reserve.h"
 #include "libbudget/policy/slurm_model.h"
 #include "libbudget/policy/timeslice_plan.h"
 #include "sim/waiting_classes.h"
@@ -191,8 +192,11 @@ class Engine {
   TimePoint end_ = 0;
   // The suite's state between passes.
   TimeslicePlanner planner_;
-  HeroPlan hold_;
+  // The hero hold and the quick-start reserve in force (quick_reserve.h).
+  NodeHolds holds_;
   TimePoint hold_refreshed_at_ = -1;
+  const QuickStartRule quick_rule_{config_.quick_start_min_runtime, config_.quick_start_gpus,
+                                   config_.quick_start_user_gpus, config_.quick_start_reserve_nodes};
   // The position of each lane in the lane order (Slurm's order, for the
   // hero).
   std::vector<uint32_t> lane_rank_;
@@ -721,31 +725,46 @@ void Engine::RefreshHold(TimePoint now) {
   const HeroRule rule{config_.hero_wait, config_.hero_min_nodes, cluster_.gpus_per_node()};
   int64_t hero = -1;
   // The hero stays the hero while it waits.
-  const uint32_t held = hold_.job_id - 1;
-  if (hold_.active && jobs_[held].state == JobState::kPending &&
+  const uint32_t held = holds_.hero.job_id - 1;
+  if (holds_.hero.active && jobs_[held].state == JobState::kPending &&
       jobs_[held].shape.gpus_per_node == cluster_.gpus_per_node() && Eligible(held, now)) {
-    hero = hold_.job_id - 1;
+    hero = holds_.hero.job_id - 1;
   }
   if (hero < 0) hero = FirstHeroSized(rule, now);
   HeroPlan plan;
-  const bool current = hero >= 0 && hold_.active && uint32_t(hero) == hold_.job_id - 1;
+  const bool current = hero >= 0 && holds_.hero.active && uint32_t(hero) == holds_.hero.job_id - 1;
   if (hero >= 0 && !current) {
     const SimJob& j = jobs_[hero];
     QueueEntry entry;
     entry.waiting_since = std::max(j.queue_submit, j.eligible_at);
     if (!WaitedForHeroWait(entry, rule, now) || !AccountRanksFirst(uint32_t(hero), now)) hero = -1;
   }
+  // The quick-start reserve first, from the same running jobs (select/topo
+  // chooses it so), outside the hold in force; the hero's nodes are then
+  // chosen outside the reserve (quick_reserve.h). A node it lets go may
+  // take what it refused.
+  QuickReserve reserve = ChooseQuickReserve(cluster_.nodes(), running_, holds_.hero, quick_rule_, now);
+  for (int32_t index : holds_.reserve.nodes)
+    if (!reserve.Holds(index)) {
+      MarkDirty();
+      break;
+    }
+  holds_.reserve = std::move(reserve);
   if (hero >= 0) {
     const SimJob& j = jobs_[hero];
     HeroCandidate candidate{w_.jobs[hero].id, GpuRequest{j.shape.node_count, j.shape.gpus_per_node},
                             std::max(j.queue_submit, j.eligible_at), j.eligible};
-    if (!PlanHero(cluster_.nodes(), running_, candidate, config_.hero_wait, now, &plan).ok()) plan = HeroPlan();
+    if (!PlanHero(WithoutReserve(cluster_.nodes(), holds_.reserve), running_, candidate, config_.hero_wait, now,
+                  &plan)
+             .ok())
+      plan = HeroPlan();
   }
   // A hold released, moved to other nodes or to a later start may free
   // what it held.
-  if (hold_.active && (!plan.active || plan.nodes != hold_.nodes || plan.planned_start > hold_.planned_start))
+  if (holds_.hero.active &&
+      (!plan.active || plan.nodes != holds_.hero.nodes || plan.planned_start > holds_.hero.planned_start))
     MarkDirty();
-  hold_ = plan;
+  holds_.hero = plan;
 }
 
 bool Engine::AccountRanksFirst(uint32_t hero, TimePoint now) const {
@@ -783,7 +802,7 @@ void Engine::MainPass(TimePoint now, uint32_t depth) {
   main_dirty_ = false;
   for (uint32_t attempt = 0;; ++attempt) {
     LaneQueue queue(*this, now);
-    SlurmPass pass = RunMainScheduler(opt_.scheduler, depth, cluster_.nodes(), hold_, &queue, now, placement());
+    SlurmPass pass = RunMainScheduler(opt_.scheduler, depth, cluster_.nodes(), holds_, &queue, now, placement());
     StartAll(pass, now);
     if (!pass.starts.empty()) backfill_dirty_ = true;  // a job that left the queue may have been in its way
     // Stock preemption: the job the pass stopped at may preempt. Its
@@ -810,7 +829,7 @@ void Engine::BackfillPass(TimePoint now) {
     }
     running = &exact;
   }
-  StartAll(RunBackfill(opt_.scheduler, cluster_.nodes(), *running, hold_, &queue, now, placement()), now);
+  StartAll(RunBackfill(opt_.scheduler, cluster_.nodes(), *running, holds_, &queue, now, placement()), now);
 }
 
 // RunBackfill (libbudget/policy/slurm_model.cc) starts only a job that its
@@ -890,7 +909,8 @@ void Engine::TimeslicePass(TimePoint now) {
   in.standings = policy_->standings();
   in.scale = policy_->scale();
   in.quick_start_user_gpus = config_.quick_start_user_gpus;
-  in.hold = hold_;
+  in.hold = holds_.hero;
+  in.reserve = holds_.reserve;
   // The waiting allocated jobs in the core's order (the lanes).
   TimeslicePlan plan;
   if (opt_.walk_by_class) {
@@ -960,7 +980,7 @@ void Engine::Start(uint32_t job, TimePoint now, const Allocation& allocation) {
                             policy_->KeyOf(job));
   waiting_requests_.Remove(policy_->LaneOf(job), as_slurm_[job].request, policy_->KeyOf(job), w_.jobs[job].account);
   policy_->Dequeue(job);
-  if (hold_.active && hold_.job_id == t.id) hold_ = HeroPlan();  // the hero starts: its hold ends
+  if (holds_.hero.active && holds_.hero.job_id == t.id) holds_.hero = HeroPlan();  // the hero starts: its hold ends
   if (IsBoosted(job)) {
     boosted_.erase(std::find(boosted_.begin(), boosted_.end(), job));
     is_boosted_[job] = 0;

@@ -101,15 +101,19 @@ Status ParseYesNo(std::string_view value, bool* out) {
 }
 
 // A count of GPUs: a whole number 0 .. 1024.
-Status ParseGpuCount(std::string_view value, uint32_t* out) {
+// A count of `what` (GPUs, nodes) from 0 to 1024.
+Status ParseCount(std::string_view value, const char* what, uint32_t* out) {
   if (value.empty() || value.size() > 4 || value.find_first_not_of("0123456789") != std::string_view::npos) {
-    return Status::InvalidArgument("must be a whole number of GPUs, got \"" + std::string(value) + "\"");
+    return Status::InvalidArgument(std::string("must be a whole number of ") + what + ", got \"" +
+                                   std::string(value) + "\"");
   }
   long n = std::stol(std::string(value));
   if (n > 1024) return Status::InvalidArgument("must be between 0 and 1024");
   *out = uint32_t(n);
   return Status::Ok();
 }
+
+Status ParseGpuCount(std::string_view value, uint32_t* out) { return ParseCount(value, "GPUs", out); }
 
 const KeySpec kKeys[] = {
     {"BudgetTree", ParseTree},
@@ -144,6 +148,8 @@ const KeySpec kKeys[] = {
     {"QuickStartGpus", [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_gpus); }},
     {"QuickStartUserGpus",
      [](std::string_view v, BudgetConfig* c) { return ParseGpuCount(v, &c->quick_start_user_gpus); }},
+    {"QuickStartReserveNodes",
+     [](std::string_view v, BudgetConfig* c) { return ParseCount(v, "nodes", &c->quick_start_reserve_nodes); }},
     {"HeroMinNodes",
      [](std::string_view v, BudgetConfig* c) {
        Status st = ParseGpuCount(v, &c->hero_min_nodes);

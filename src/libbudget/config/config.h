@@ -35,6 +35,9 @@
 //   QuickStartMinRuntime=15:00 many GPUs and this min-runtime (0 GPUs: off)
 //   QuickStartUserGpus=8       at most this many GPUs of a user's protected
 //                              quick-start runs at once (0: no bound)
+//   QuickStartReserveNodes=0   spare nodes kept free of long protections,
+//                              so that quick-start jobs find GPUs to take
+//                              (quick_reserve.h; 0: none)
 //   ReportDir=DIR              priority/budget also writes its report
 //                              snapshot here (an absolute path, typically
 //                              on a file system the login nodes mount), and
@@ -82,6 +85,7 @@ struct BudgetConfig {
   Seconds quick_start_min_runtime = 15 * 60;  // QuickStartMinRuntime
   uint32_t quick_start_gpus = 1;              // QuickStartGpus
   uint32_t quick_start_user_gpus = 8;         // QuickStartUserGpus
+  uint32_t quick_start_reserve_nodes = 0;     // QuickStartReserveNodes
   // Where else the report snapshot is written and read (sbudget on any
   // host, snapshot_locate.h); "" for StateSaveLocation only.
   std::string report_dir;                     // ReportDir

@@ -52,6 +52,7 @@ void test_reads_every_key_case_insensitively(void**) {
       "HeroMinNodes=4\n"
       "QuickStartGpus=2\n"
       "QuickStartMinRuntime=10\n"
+      "QuickStartReserveNodes=3\n"
       "ReportDir=/shared/slurm-budget/\n"
       "GPUTYPEWEIGHTS=h100:1.0,B200:2\n"
       "defaultcontractnotice=NO\n";
@@ -72,6 +73,7 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.hero_wait, 60);              // M:S 1:00
   assert_int_equal(c.hero_min_nodes, 4);
   assert_int_equal(c.quick_start_gpus, 2);
+  assert_int_equal(c.quick_start_reserve_nodes, 3);
   assert_int_equal(c.quick_start_min_runtime, 600);  // 10 min
   assert_string_equal(c.report_dir.c_str(), "/shared/slurm-budget");  // trailing slash dropped
   assert_string_equal(c.gpu_type_weights.ToString().c_str(), "b200:2,h100:1");  // types lower-case, sorted
@@ -110,6 +112,8 @@ const BadCase kBad[] = {
     {"ReportDir=\n", "budget.conf:1: key ReportDir: must be an absolute directory"},
     {"QuickStartGpus=-1\n", "budget.conf:1: key QuickStartGpus: must be a whole number of GPUs, got \"-1\""},
     {"QuickStartGpus=2000\n", "budget.conf:1: key QuickStartGpus: must be between 0 and 1024"},
+    {"QuickStartReserveNodes=two\n",
+     "budget.conf:1: key QuickStartReserveNodes: must be a whole number of nodes, got \"two\""},
     {"QuickStartMinRuntime=soon\n", "budget.conf:1: key QuickStartMinRuntime: invalid time \"soon\""},
     {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
     {"DefaultContractNotice=off\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"off\""},
@@ -182,6 +186,8 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.hero_min_nodes, d.hero_min_nodes);
   assert_int_equal(c.quick_start_gpus, d.quick_start_gpus);
   assert_int_equal(c.quick_start_min_runtime, d.quick_start_min_runtime);
+  assert_int_equal(c.quick_start_user_gpus, d.quick_start_user_gpus);
+  assert_int_equal(c.quick_start_reserve_nodes, d.quick_start_reserve_nodes);
   assert_true(c.gpu_type_weights == d.gpu_type_weights);  // commented out: no weights
   assert_int_equal(c.default_contract_notice, d.default_contract_notice);
 }

@@ -23,6 +23,13 @@ std::vector<std::string> SuiteSettingWarnings(const SlurmSettings& settings) {
                        ": not applied; each job is protected for its own --min-runtime (Slurm's schedulers "
                        "never preempt beside preempt/timeslice); remove PreemptExemptTime");
   }
+  if (settings.quick_start_reserve_nodes > 0 && settings.select_type != "select/topo") {
+    const std::string type = settings.select_type.empty() ? "(unset)" : settings.select_type;
+    warnings.push_back("SelectType=" + type + ": budget.conf QuickStartReserveNodes=" +
+                       std::to_string(settings.quick_start_reserve_nodes) +
+                       " is not kept: only select/topo keeps long protections off the quick-start reserve; set "
+                       "SelectType=select/topo or QuickStartReserveNodes=0");
+  }
   return warnings;
 }
 

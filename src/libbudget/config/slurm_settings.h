@@ -10,6 +10,11 @@
 //                          without it that file is missing or stale
 //   PreemptExemptTime > 0  not applied: each job's protection is its own
 //                          --min-runtime
+//   SelectType other than select/topo, with budget.conf
+//   QuickStartReserveNodes > 0
+//                          Slurm's schedulers do not keep long protections
+//                          off the quick-start reserve (only select/topo
+//                          does), so the reserve is soon covered
 // preempt/timeslice logs them once at start.
 //
 // AccountMembershipWarnings: the settings that let any user pick the
@@ -42,6 +47,8 @@ struct SlurmSettings {
   bool enforces_associations = false;
   std::string accounting_storage_enforce;  // as Slurm prints it: "none", "nojobs,nosteps"
   std::string accounting_storage_type;     // AccountingStorageType
+  std::string select_type;                 // SelectType
+  uint32_t quick_start_reserve_nodes = 0;  // budget.conf QuickStartReserveNodes
 };
 
 // One line per conflicting key, each starting with "Key=value: ".

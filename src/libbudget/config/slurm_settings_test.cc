@@ -40,6 +40,18 @@ void test_each_conflict_is_one_warning_naming_its_key(void**) {
   assert_true(StartsWith(w[2], "PreemptExemptTime=00:10:00: "));
 }
 
+void test_a_reserve_needs_select_topo(void**) {
+  SlurmSettings s = AsShipped();
+  s.select_type = "select/cons_tres";
+  assert_int_equal(SuiteSettingWarnings(s).size(), 0);  // no reserve asked for
+  s.quick_start_reserve_nodes = 2;
+  std::vector<std::string> w = SuiteSettingWarnings(s);
+  assert_int_equal(w.size(), 1);
+  assert_true(StartsWith(w[0], "SelectType=select/cons_tres: budget.conf QuickStartReserveNodes=2 is not kept"));
+  s.select_type = "select/topo";
+  assert_int_equal(SuiteSettingWarnings(s).size(), 0);
+}
+
 void test_one_conflict_alone(void**) {
   SlurmSettings s = AsShipped();
   s.preempt_exempt_time = 1;
@@ -148,6 +160,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_the_shipped_example_warns_of_nothing),
       cmocka_unit_test(test_each_conflict_is_one_warning_naming_its_key),
+      cmocka_unit_test(test_a_reserve_needs_select_topo),
       cmocka_unit_test(test_one_conflict_alone),
       cmocka_unit_test(test_membership_warnings),
       cmocka_unit_test(test_the_membership_check_is_not_a_timeslice_warning),

@@ -137,6 +137,9 @@ struct QuickStartRule {
   // debug QOS's MaxTRESPerUser, so that quick start is no way around the
   // fair-share order (timeslice_plan.h).
   uint32_t max_user_gpus = 8;
+  // Nodes kept free of long protections for quick-start jobs
+  // (quick_reserve.h; budget.conf QuickStartReserveNodes; 0: none).
+  uint32_t reserve_nodes = 0;
 
   bool Applies(const JobShape& job) const {
     return max_gpus > 0 && job.allocated() && job.min_runtime <= max_min_runtime && job.node_count == 1 &&

@@ -153,6 +153,9 @@ std::string FormatPackingState(const PackingState& state) {
   } else {
     json_object_object_add(root.get(), "hero", nullptr);
   }
+  json_object* reserve = json_object_new_array();
+  for (const std::string& name : state.reserve_nodes) json_object_array_add(reserve, json_object_new_string(name.c_str()));
+  json_object_object_add(root.get(), "quick_reserve", reserve);
   return std::string(json_object_to_json_string_ext(root.get(), JSON_C_TO_STRING_PRETTY |
                                                                     JSON_C_TO_STRING_NOSLASHESCAPE)) + "\n";
 }
@@ -196,6 +199,18 @@ Status ParsePackingState(const std::string& text, const std::string& file, Packi
   if (json_object_object_get_ex(root.get(), "hero", &hero)) {
     st = ParseHero(hero, file, &state);
     if (!st.ok()) return st;
+  }
+  // quick_reserve came later (doc/formats.md): absent reads as none.
+  json_object* reserve = nullptr;
+  if (json_object_object_get_ex(root.get(), "quick_reserve", &reserve)) {
+    if (!json_object_is_type(reserve, json_type_array))
+      return Status::Corruption(Where(file, "quick_reserve") + ": expected array");
+    for (size_t i = 0; i < json_object_array_length(reserve); ++i) {
+      json_object* name = json_object_array_get_idx(reserve, i);
+      if (!json_object_is_type(name, json_type_string))
+        return Status::Corruption(Where(file, "quick_reserve[" + std::to_string(i) + "]") + ": expected string");
+      state.reserve_nodes.push_back(json_object_get_string(name));
+    }
   }
   *out = std::move(state);
   return Status::Ok();

@@ -57,6 +57,9 @@ struct PackingState {
   TimePoint hero_planned_start = 0;
   TimePoint hero_waiting_since = 0;  // 0: unknown (a file written before the key)
   std::vector<std::string> hero_nodes;
+  // The quick-start reserve's nodes (quick_reserve.h); empty: none (or a
+  // file written before the key).
+  std::vector<std::string> reserve_nodes;
 };
 
 // The state of `nodes` at `now`; names[i] names nodes[i] (a missing name is

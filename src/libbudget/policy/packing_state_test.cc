@@ -54,6 +54,7 @@ void test_json_round_trip(void**) {
   s.hero_planned_start = 500;
   s.hero_waiting_since = 60;
   s.hero_nodes = {"a", "b"};
+  s.reserve_nodes = {"c"};
   PackingState back;
   Status st = ParsePackingState(budget::FormatPackingState(s), "f", &back);
   if (!st.ok()) fail_msg("%s", st.message().c_str());
@@ -69,13 +70,23 @@ void test_json_round_trip(void**) {
   assert_int_equal(back.hero_planned_start, 500);
   assert_int_equal(back.hero_waiting_since, 60);
   assert_string_equal(back.hero_nodes[1].c_str(), "b");
-  // A file written before hero.waiting_since: read, the wait unknown (0).
+  assert_int_equal(back.reserve_nodes.size(), 1);
+  assert_string_equal(back.reserve_nodes[0].c_str(), "c");
+  // A file written before hero.waiting_since and quick_reserve: read, the
+  // wait unknown (0), no reserve.
   st = ParsePackingState("{\"version\":1,\"time\":77,\"fragmentation\":0,\"free_gpus\":0,\"stranded_gpus\":0,"
                          "\"nodes\":[],\"hero\":{\"job_id\":12,\"planned_start\":500,\"nodes\":[]}}",
                          "f", &back);
   if (!st.ok()) fail_msg("%s", st.message().c_str());
   assert_true(back.hero_active);
   assert_int_equal(back.hero_waiting_since, 0);
+  assert_true(back.reserve_nodes.empty());
+  // A quick_reserve that is not a list of names is refused.
+  st = ParsePackingState("{\"version\":1,\"time\":77,\"fragmentation\":0,\"free_gpus\":0,\"stranded_gpus\":0,"
+                         "\"nodes\":[],\"quick_reserve\":[3]}",
+                         "f", &back);
+  assert_false(st.ok());
+  assert_true(st.message().find("quick_reserve[0]") != std::string::npos);
   // Without a hero, "hero": null reads back inactive.
   s.hero_active = false;
   st = ParsePackingState(budget::FormatPackingState(s), "f", &back);

@@ -12,14 +12,11 @@ namespace budget {
 namespace {
 
 // The job's view of the nodes: held nodes it may not use are unusable.
-std::vector<NodeState> NodesFor(const std::vector<NodeState>& nodes, const HeroPlan& hold, const SlurmJob& job,
+std::vector<NodeState> NodesFor(const std::vector<NodeState>& nodes, const NodeHolds& holds, const SlurmJob& job,
                                 TimePoint now) {
   std::vector<NodeState> view = nodes;
   KeepEligible(job.eligible, &view);
-  if (!hold.active || MayUseHeldNodes(hold, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now))
-    return view;
-  for (NodeState& n : view)
-    if (std::find(hold.nodes.begin(), hold.nodes.end(), n.index) != hold.nodes.end()) n.usable = false;
+  RemoveBarredNodes(holds, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now, &view);
   return view;
 }
 
@@ -45,8 +42,9 @@ bool MayFitNow(const std::vector<NodeState>& nodes, const GpuRequest& r) {
   return false;
 }
 
-bool MayUseHold(const HeroPlan& hold, const SlurmJob& job, TimePoint now) {
-  return !hold.active || MayUseHeldNodes(hold, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now);
+// The holds (quick_reserve.h NodeHolds bits) `job` may not use.
+uint8_t Barred(const NodeHolds& holds, const SlurmJob& job, TimePoint now) {
+  return HoldsBarring(holds, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now);
 }
 
 // One backfill pass's picture of the cluster now and in the future, per
@@ -59,7 +57,7 @@ bool MayUseHold(const HeroPlan& hold, const SlurmJob& job, TimePoint now) {
 class Backfill {
  public:
   Backfill(const SchedulerParams& params, std::vector<NodeState> nodes, const std::vector<RunningJob>& running,
-           const HeroPlan& hold, TimePoint now, Placement placement)
+           const NodeHolds& holds, TimePoint now, Placement placement)
       : placement_(placement), resolution_(std::max<Seconds>(params.bf_resolution, 1)), now_(now),
         nodes_(std::move(nodes)),
         ends_(nodes_.size()), reserved_(nodes_.size()), held_(nodes_.size(), 0), version_(nodes_.size(), 1) {
@@ -70,12 +68,9 @@ class Backfill {
       position_[nodes_[p].index] = int32_t(p);
       max_gpus_ = std::max(max_gpus_, nodes_[p].total_gpus);
     }
-    if (hold.active)
-      for (int32_t index : hold.nodes)
-        if (index >= 0 && size_t(index) < position_.size() && position_[index] >= 0) held_[position_[index]] = 1;
-    count_all_.assign(max_gpus_ + 1, 0);
-    count_unheld_.assign(max_gpus_ + 1, 0);
-    whole_all_ = whole_unheld_ = 0;
+    for (size_t p = 0; p < nodes_.size(); ++p) held_[p] = HoldsOn(holds, nodes_[p].index);
+    for (auto& count : count_) count.assign(max_gpus_ + 1, 0);
+    for (uint32_t& whole : whole_) whole = 0;
     for (size_t p = 0; p < nodes_.size(); ++p) {
       Count(p, +1);
       if (nodes_[p].usable) free_ += nodes_[p].free_gpus;
@@ -87,11 +82,11 @@ class Backfill {
   const std::vector<NodeState>& nodes() const { return nodes_; }
 
   // Whether `job` fits in the GPUs free now, reservations aside: O(GPUs).
-  bool FitsNow(const SlurmJob& job, bool may_use_held) const {
+  bool FitsNow(const SlurmJob& job, uint8_t barred) const {
     const GpuRequest& r = job.request;
     if (r.gpus_per_node > max_gpus_) return false;
-    if (r.node_count > 1) return (may_use_held ? whole_all_ : whole_unheld_) >= r.node_count;
-    const std::vector<uint32_t>& count = may_use_held ? count_all_ : count_unheld_;
+    if (r.node_count > 1) return whole_[barred] >= r.node_count;
+    const std::vector<uint32_t>& count = count_[barred];
     for (uint32_t f = r.gpus_per_node; f <= max_gpus_; ++f)
       if (count[f] > 0) return true;
     return false;
@@ -99,11 +94,11 @@ class Backfill {
 
   // The job's nodes now, on nodes no earlier job reserved within its time
   // limit; false if none.
-  bool ChooseNow(const SlurmJob& job, bool may_use_held, std::vector<int32_t>* chosen) const {
+  bool ChooseNow(const SlurmJob& job, uint8_t barred, std::vector<int32_t>* chosen) const {
     std::vector<NodeState> view = nodes_;
     KeepEligible(job.eligible, &view);
     for (size_t p = 0; p < view.size(); ++p)
-      if ((held_[p] && !may_use_held) || Conflicts(p, now_, job.time_limit)) view[p].usable = false;
+      if ((held_[p] & barred) || Conflicts(p, now_, job.time_limit)) view[p].usable = false;
     NodeChoice choice;
     if (!ChooseWith(placement_, view, job.request, &choice).ok() || !choice.feasible) return false;
     *chosen = std::move(choice.nodes);
@@ -125,12 +120,12 @@ class Backfill {
 
   // The earliest start of `job` by time limits and its nodes; false if it
   // can never start, or not before `horizon`.
-  bool Plan(const SlurmJob& job, bool may_use_held, TimePoint horizon, TimePoint* start,
+  bool Plan(const SlurmJob& job, uint8_t barred, TimePoint horizon, TimePoint* start,
             std::vector<int32_t>* chosen) {
     const GpuRequest& r = job.request;
     if (r.gpus_per_node > max_gpus_) return false;
-    return r.node_count > 1 ? PlanWhole(job, may_use_held, horizon, start, chosen)
-                            : PlanOne(job, may_use_held, horizon, start, chosen);
+    return r.node_count > 1 ? PlanWhole(job, barred, horizon, start, chosen)
+                            : PlanOne(job, barred, horizon, start, chosen);
   }
 
   void Reserve(const std::vector<int32_t>& on, TimePoint start, Seconds limit) {
@@ -147,11 +142,11 @@ class Backfill {
   void Count(size_t p, int delta) {
     const NodeState& n = nodes_[p];
     if (!n.usable) return;
-    count_all_[n.free_gpus] += delta;
-    if (!held_[p]) count_unheld_[n.free_gpus] += delta;
-    if (n.free_gpus == n.total_gpus) {
-      whole_all_ += delta;
-      if (!held_[p]) whole_unheld_ += delta;
+    // Per set of barred holds, the nodes a job barred from them may use.
+    for (uint8_t barred = 0; barred < kHoldSets; ++barred) {
+      if (held_[p] & barred) continue;
+      count_[barred][n.free_gpus] += delta;
+      if (n.free_gpus == n.total_gpus) whole_[barred] += delta;
     }
   }
 
@@ -213,8 +208,8 @@ class Backfill {
     return t;
   }
 
-  bool Usable(size_t p, const SlurmJob& job, bool may_use_held) const {
-    return nodes_[p].usable && (!held_[p] || may_use_held) && nodes_[p].total_gpus >= job.request.gpus_per_node &&
+  bool Usable(size_t p, const SlurmJob& job, uint8_t barred) const {
+    return nodes_[p].usable && !(held_[p] & barred) && nodes_[p].total_gpus >= job.request.gpus_per_node &&
            MayRunOn(job.eligible, nodes_[p].index);
   }
 
@@ -223,14 +218,14 @@ class Backfill {
     if (cache_[gpus].empty()) cache_[gpus].assign(nodes_.size(), Cached{0, 0});
   }
 
-  bool PlanOne(const SlurmJob& job, bool may_use_held, TimePoint horizon, TimePoint* start,
+  bool PlanOne(const SlurmJob& job, uint8_t barred, TimePoint horizon, TimePoint* start,
                std::vector<int32_t>* chosen) {
     const uint32_t g = job.request.gpus_per_node;
     EnsureCache(g);
     TimePoint best = kNeverEnds;
     ties_.clear();
     for (size_t p = 0; p < nodes_.size(); ++p) {
-      if (!Usable(p, job, may_use_held)) continue;
+      if (!Usable(p, job, barred)) continue;
       TimePoint t = FreeFrom(p, g);
       if (t > best) continue;
       if (!reserved_[p].empty()) t = Unreserved(p, t, job.time_limit);
@@ -254,7 +249,7 @@ class Backfill {
     return true;
   }
 
-  bool PlanWhole(const SlurmJob& job, bool may_use_held, TimePoint horizon, TimePoint* start,
+  bool PlanWhole(const SlurmJob& job, uint8_t barred, TimePoint horizon, TimePoint* start,
                  std::vector<int32_t>* chosen) {
     const GpuRequest& r = job.request;
     // Each node allows the start times [its first whole-free time, oo)
@@ -264,7 +259,7 @@ class Backfill {
     sweep_.clear();
     open_.clear();  // (position, [from, to)) in position order
     for (size_t p = 0; p < nodes_.size(); ++p) {
-      if (!Usable(p, job, may_use_held)) continue;
+      if (!Usable(p, job, barred)) continue;
       EnsureCache(nodes_[p].total_gpus);
       TimePoint from = FreeFrom(p, nodes_[p].total_gpus);
       if (from == kNeverEnds) continue;
@@ -325,12 +320,15 @@ class Backfill {
   // they live inline (a pass builds them afresh).
   std::vector<boost::container::small_vector<std::pair<TimePoint, uint32_t>, 8>> ends_;
   std::vector<boost::container::small_vector<std::pair<TimePoint, TimePoint>, 4>> reserved_;  // [begin, end)
-  std::vector<uint8_t> held_;
+  static constexpr uint8_t kHoldSets = 4;  // subsets of {hero hold, reserve}
+  std::vector<uint8_t> held_;             // per position: HoldsOn bits
   std::vector<uint64_t> version_;  // bumped when a node's ends change
   std::vector<std::vector<Cached>> cache_;  // [gpus][position]
   std::vector<int32_t> position_;
-  std::vector<uint32_t> count_all_, count_unheld_;  // usable nodes by free GPUs
-  uint32_t whole_all_ = 0, whole_unheld_ = 0;
+  // Per set of barred holds: usable nodes outside them by free GPUs, and
+  // the whole free ones.
+  std::vector<uint32_t> count_[kHoldSets];
+  uint32_t whole_[kHoldSets] = {};
   uint32_t max_gpus_ = 0;
   uint64_t free_ = 0;
   std::vector<size_t> ties_;
@@ -377,7 +375,7 @@ Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, cons
 }
 
 SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::vector<NodeState> nodes,
-                           const HeroPlan& hold, SlurmQueue* queue, TimePoint now, Placement placement) {
+                           const NodeHolds& holds, SlurmQueue* queue, TimePoint now, Placement placement) {
   SlurmPass pass;
   // The nodes are checked once, at the first choice (most passes make
   // none): the views the pass chooses on (NodesFor, TakeGpus) keep their
@@ -400,7 +398,7 @@ SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::v
       nodes_valid = ValidateNodes(nodes).ok();
       nodes_checked = true;
     }
-    std::vector<NodeState> view = NodesFor(nodes, hold, job, now);
+    std::vector<NodeState> view = NodesFor(nodes, holds, job, now);
     Status st = nodes_valid ? ChooseWithValidated(placement, view, job.request, &choice)
                             : ChooseWith(placement, view, job.request, &choice);
     if (!st.ok() || !choice.feasible) {
@@ -414,10 +412,10 @@ SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::v
 }
 
 SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> nodes,
-                      const std::vector<RunningJob>& running, const HeroPlan& hold, SlurmQueue* queue,
+                      const std::vector<RunningJob>& running, const NodeHolds& holds, SlurmQueue* queue,
                       TimePoint now, Placement placement) {
   SlurmPass pass;
-  Backfill space(params, std::move(nodes), running, hold, now, placement);
+  Backfill space(params, std::move(nodes), running, holds, now, placement);
   const TimePoint horizon = now + params.bf_window;
   // Jobs that could not start now and are not planned yet: planned only
   // when a later job might start now (their reservations are in its way);
@@ -428,7 +426,7 @@ SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> node
     for (const SlurmJob& blocked : unplanned) {
       TimePoint start = 0;
       std::vector<int32_t> chosen;
-      if (!space.Plan(blocked, MayUseHold(hold, blocked, now), horizon, &start, &chosen)) continue;
+      if (!space.Plan(blocked, Barred(holds, blocked, now), horizon, &start, &chosen)) continue;
       space.Reserve(chosen, start, blocked.time_limit);
       pass.reservations.push_back(SlurmReservation{blocked.job_id, start, std::move(chosen)});
     }
@@ -440,14 +438,14 @@ SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> node
     if (params.bf_max_job_start > 0 && pass.starts.size() >= params.bf_max_job_start) break;
     if (space.free_gpus() == 0) break;  // nothing more can start now
     ++pass.tested;
-    bool may_use_held = MayUseHold(hold, job, now);
-    if (!space.FitsNow(job, may_use_held)) {
+    const uint8_t barred = Barred(holds, job, now);
+    if (!space.FitsNow(job, barred)) {
       unplanned.push_back(job);
       continue;
     }
     plan_waiting();
     std::vector<int32_t> chosen;
-    if (!space.ChooseNow(job, may_use_held, &chosen)) {
+    if (!space.ChooseNow(job, barred, &chosen)) {
       unplanned.push_back(job);
       continue;
     }

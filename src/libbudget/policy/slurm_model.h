@@ -34,7 +34,8 @@
 // PLACEMENT, in both: the core's packing (packing.h ChooseNodes, what
 // select/topo asks cons_tres for; Placement::kFirstFit models cons_tres
 // alone), never on nodes held for a hero job that
-// the job may not use (hero_plan.h MayUseHeldNodes), as select/topo
+// the job may not use (hero_plan.h MayUseHeldNodes) nor, for a long
+// protection, on the quick-start reserve (quick_reserve.h), as select/topo
 // removes them in RUN_NOW and WILL_RUN tests alike. A reservation's nodes
 // are the packing's choice on the GPUs free at the planned start.
 //
@@ -61,6 +62,7 @@
 #include "libbudget/policy/eligibility.h"
 #include "libbudget/policy/hero_plan.h"
 #include "libbudget/policy/packing.h"
+#include "libbudget/policy/quick_reserve.h"
 #include "libbudget/policy/scheduler_params.h"
 #include "libbudget/standing.h"
 
@@ -137,13 +139,13 @@ Status ChooseWith(Placement placement, const std::vector<NodeState>& nodes, cons
 // The main scheduler's pass over `queue` at `now` on `nodes` (free GPUs as
 // now). `depth` jobs at most (0: no limit).
 SlurmPass RunMainScheduler(const SchedulerParams& params, uint32_t depth, std::vector<NodeState> nodes,
-                           const HeroPlan& hold, SlurmQueue* queue, TimePoint now,
+                           const NodeHolds& holds, SlurmQueue* queue, TimePoint now,
                            Placement placement = Placement::kBestFit);
 
 // Backfill's pass. `running`: every running job, with its nodes and GPUs,
 // start and time_limit (its planned end).
 SlurmPass RunBackfill(const SchedulerParams& params, std::vector<NodeState> nodes,
-                      const std::vector<RunningJob>& running, const HeroPlan& hold, SlurmQueue* queue,
+                      const std::vector<RunningJob>& running, const NodeHolds& holds, SlurmQueue* queue,
                       TimePoint now, Placement placement = Placement::kBestFit);
 
 }  // namespace budget

@@ -282,6 +282,7 @@ void TimeslicePlanner::PlanDrains(const TimesliceInputs& in, TimePoint now, Time
 
 void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waiting, TimePoint now,
                                   TimeslicePlan* plan) {
+  const NodeHolds holds(in.hold, in.reserve);
   // Forget grants whose preemptor runs now (its protected run counts
   // instead) or that are too old to be on their way.
   // (Erasing from an unordered_map keeps the others' order, which the
@@ -451,15 +452,12 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     // are taken out.)
     const std::vector<NodeState>* targets = &nodes;
     std::vector<NodeState> restricted;
-    const bool held_from_it =
-        in.hold.active && !MayUseHeldNodes(in.hold, StartingJob{shape.job_id, shape.min_runtime, w.time_limit}, now);
+    const StartingJob starting{shape.job_id, shape.min_runtime, w.time_limit};
+    const bool held_from_it = HoldsBarring(holds, starting, now) != 0;
     if (w.eligible || held_from_it) {
       restricted = nodes;
       KeepEligible(w.eligible, &restricted);
-      if (held_from_it) {
-        for (NodeState& n : restricted)
-          if (std::find(in.hold.nodes.begin(), in.hold.nodes.end(), n.index) != in.hold.nodes.end()) n.usable = false;
-      }
+      RemoveBarredNodes(holds, starting, now, &restricted);
       targets = &restricted;
     }
     PreemptionPlan choice;

@@ -42,7 +42,9 @@
 //     both runs. Only the nodes the job may run on (WaitingJob::eligible,
 //     eligibility.h) are targets: no job is preempted to free GPUs the
 //     waiting job cannot use. Nodes held for a hero (hero_plan.h) are not
-//     targets for a job that may not use them (MayUseHeldNodes).
+//     targets for a job that may not use them (MayUseHeldNodes), nor are
+//     the quick-start reserve's for a job with a long protection
+//     (quick_reserve.h MayUseReserve).
 //
 // Grants. A job given GPUs is remembered (its team's commitment,
 // commitments.h) until it runs or kGrantTtl passes. The memory is the
@@ -83,6 +85,7 @@
 #include "libbudget/policy/hero_plan.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/policy/preempt.h"
+#include "libbudget/policy/quick_reserve.h"
 #include "libbudget/standing.h"
 
 namespace budget {
@@ -121,6 +124,9 @@ struct TimesliceInputs {
   ClusterScale scale;
   // The hero hold in force (inactive if none).
   HeroPlan hold;
+  // The quick-start reserve (quick_reserve.h; empty if none): nodes where
+  // the pass frees no GPUs for a job with a long protection.
+  QuickReserve reserve;
   // Whether to write each preemption's note and log line (the
   // simulator's fast runs need neither).
   bool explain = true;

@@ -277,6 +277,25 @@ void test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them(void**) {
   assert_true((Victims(plan) == std::vector<uint32_t>{1}));
 }
 
+void test_the_reserve_is_no_target_for_long_protections(void**) {
+  // n1 is the quick-start reserve; both nodes run unprotected teamb work.
+  // teama's job 9 (min-runtime 3600 s: a long protection) may not land on
+  // n1, so its victim is on n2 (job 2) although n1's (job 1, the youngest)
+  // would go first. With n2 protected, it is not served at all. A
+  // quick-start job may take n1: its victim is job 1.
+  budget::TimesliceInputs in = Cluster(2, 480, 48000);  // teamb at 10x: no ping-pong in the way
+  in.running = {Running(1, kTeamB, kNow - 100, 20, {0}, 8), Running(2, kTeamB, kNow - 900, 20, {1}, 8)};
+  in.reserve.nodes = {0};
+  in.reserve.max_min_runtime = 900;
+  in.waiting = {Waiting(9, kTeamA, 3600, 1, 8)};
+  assert_true((Victims(TimeslicePlanner().Plan(in, kNow)) == std::vector<uint32_t>{2}));
+  in.running[1].min_runtime = 3600;
+  assert_int_equal(TimeslicePlanner().Plan(in, kNow).preemptions.size(), 0);
+  in.waiting = {Waiting(8, kTeamA, 900, 1, 8)};
+  in.waiting[0].shape.quick = true;
+  assert_true((Victims(TimeslicePlanner().Plan(in, kNow)) == std::vector<uint32_t>{1}));
+}
+
 budget::EligibleNodes Only(std::vector<int32_t> indices) {
   budget::NodeSet set;
   for (int32_t i : indices) set.Add(i);
@@ -489,6 +508,7 @@ int main() {
       cmocka_unit_test(test_a_job_that_cannot_be_served_does_not_block_smaller_ones),
       cmocka_unit_test(test_takes_a_multi_node_job_whole_and_no_more),
       cmocka_unit_test(test_held_nodes_are_no_targets_for_jobs_that_may_not_use_them),
+      cmocka_unit_test(test_the_reserve_is_no_target_for_long_protections),
       cmocka_unit_test(test_only_eligible_nodes_are_freed),
       cmocka_unit_test(test_nothing_is_preempted_when_no_eligible_node_can_be_freed),
       cmocka_unit_test(test_jobs_that_fit_already_are_given_the_gpus),

@@ -151,6 +151,12 @@ const MetricFamily kMetricFamilies[] = {
        const PackingState& p = *in.packing;
        return One(p.hero_active && p.hero_waiting_since > 0 ? double(now - p.hero_waiting_since) : 0.0, out);
      }},
+    {"slurm_budget_quick_reserve_nodes", false,
+     "Nodes in the quick-start reserve (QuickStartReserveNodes): the nodes running protected quick-start jobs "
+     "and the spare ones (select/topo).",
+     [](const MetricsSources& in, TimePoint, std::vector<Sample>* out) {
+       return in.packing != nullptr && One(double(in.packing->reserve_nodes.size()), out);
+     }},
     {"slurm_budget_packing_timestamp_seconds", false,
      "When select/topo last wrote its packing state, in seconds since the epoch.",
      [](const MetricsSources& in, TimePoint, std::vector<Sample>* out) {

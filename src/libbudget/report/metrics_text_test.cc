@@ -188,6 +188,7 @@ std::string StateFamilies(MetricsForm form) {
   packing.hero_active = true;
   packing.hero_job_id = 12;
   packing.hero_waiting_since = kNow - 1800;
+  packing.reserve_nodes = {"n1", "n4"};
   TimesliceCounts counts;
   counts.preemptions = 5;
   counts.automated_drains = 2;
@@ -218,6 +219,9 @@ void test_the_state_files_families(void**) {
       "# HELP slurm_budget_hero_wait_seconds How long the current hero job has waited since it became eligible; 0 when there is no hero.\n"
       "# TYPE slurm_budget_hero_wait_seconds gauge\n"
       "slurm_budget_hero_wait_seconds 1800\n"
+      "# HELP slurm_budget_quick_reserve_nodes Nodes in the quick-start reserve (QuickStartReserveNodes): the nodes running protected quick-start jobs and the spare ones (select/topo).\n"
+      "# TYPE slurm_budget_quick_reserve_nodes gauge\n"
+      "slurm_budget_quick_reserve_nodes 2\n"
       "# HELP slurm_budget_packing_timestamp_seconds When select/topo last wrote its packing state, in seconds since the epoch.\n"
       "# TYPE slurm_budget_packing_timestamp_seconds gauge\n"
       "slurm_budget_packing_timestamp_seconds 1700000040\n"
