@@ -799,6 +799,7 @@ void Engine::StartAll(const SlurmPass& pass, TimePoint now) {
 
 void Engine::MainPass(TimePoint now, uint32_t depth) {
   if (policy_->queue().size() == 0) return;
+  RefreshHold(now);  // select/topo refreshes its plan at the pass's first job test
   main_dirty_ = false;
   for (uint32_t attempt = 0;; ++attempt) {
     LaneQueue queue(*this, now);
@@ -889,7 +890,9 @@ bool Engine::SchedulerPreempts(uint32_t job, TimePoint now) {
 }
 
 void Engine::TimeslicePass(TimePoint now) {
-  RefreshHold(now);
+  // The pass reads the hold select/topo last published (pass_inputs.cc);
+  // select/topo refreshes it at the scheduler's next job test (MainPass,
+  // BackfillPass), so a grant this pass makes counts in it from then on.
   // The inputs are kept from pass to pass: the names once, the rest
   // refilled in place (no allocation once the vectors have grown).
   TimesliceInputs& in = timeslice_inputs_;
