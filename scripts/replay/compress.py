@@ -56,11 +56,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shape import shape_for  # noqa: E402
 from slurmtime import format_hms, parse_duration  # noqa: E402
 
-# budget-sim --write-trace writes every job's time limit (the trace's own,
-# or its work x --time-limit-factor), so the normalised trace always has it.
 # The user of every compressed job (see the mapping above).
 ONE_USER = "replay"
 
+# budget-sim --write-trace writes every job's time limit (the trace's own,
+# or its work x --time-limit-factor), so the normalised trace always has it.
 NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime", "resumable", "priority",
                  "time_limit"]
 
@@ -153,8 +153,8 @@ def compress_jobs(jobs, factor, gpus_per_node):
             "min_runtime": at_least_one_unless_zero(j["min_runtime"], factor),
             "time_limit_minutes": compressed_limit_minutes(limit, factor),
             "resumable": j["resumable"], "priority": j["priority"],
-            "trace": {"user": j["user"], "submit": j["submit"], "duration": j["duration"], "min_runtime": j["min_runtime"],
-                      "time_limit": limit},
+            "trace": {"user": j["user"], "submit": j["submit"], "duration": j["duration"],
+                      "min_runtime": j["min_runtime"], "time_limit": limit},
         })
     return out
 

@@ -9,7 +9,7 @@
 #   share within 3 points (over the whole run, and up to the last
 #   submission); measured 0.999, 0.933 and 0.00 points (doc/simulator.md
 #   "Fidelity"). The preemption threshold is below the 0.90 that
-#   doc/simulator.md sets for the bench case: replays of this build gave
+#   doc/simulator.md sets for the bench case: replays of an earlier build gave
 #   0.81 and 0.85 on their own (0.56 and 0.58 beside two other tests, which
 #   is why run.sh runs this test alone), the sub-second order of an end
 #   and a pass in one second deciding the rest (doc/simulator.md
