@@ -7,6 +7,7 @@
 #
 #   bench fidelity_start_order: <x> ratio              agreement.start_order
 #   bench fidelity_preemptions: <x> ratio              agreement.preemptions
+#   bench fidelity_preemptions_by_kind: <x> ratio      agreement.preemptions_by_kind
 #   bench fidelity_team_delivered_max_diff: <x> points
 #   bench fidelity_team_delivered_max_diff_until_last_submit: <x> points
 #   bench fidelity_start_diff_median: <s> s            trace seconds
@@ -50,6 +51,7 @@ def show(name, v, unit, fmt):
     print("bench fidelity_%s: %s %s" % (name, "null" if v is None else fmt % v, unit))
 show("start_order", a["start_order"], "ratio", "%.3f")
 show("preemptions", a["preemptions"], "ratio", "%.3f")
+show("preemptions_by_kind", a["preemptions_by_kind"], "ratio", "%.3f")
 show("team_delivered_max_diff", a["team_delivered_max_diff"], "points", "%.2f")
 show("team_delivered_max_diff_until_last_submit", a["team_delivered_max_diff_until_last_submit"], "points", "%.2f")
 show("start_diff_median", s["median"], "s", "%.0f")

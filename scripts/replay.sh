@@ -8,7 +8,8 @@
 #       --tree FILE [--config budget.conf] --nodes N [--gpus-per-node G]
 #       [--compress F] [--time-limit-factor X] [--drain nK@T ...] [--resume nK@T ...]
 #       [--scheduler-parameters S] [--deadline SECONDS] [--work DIR] --json OUT
-#       [--assert-start-order X] [--assert-preemptions Y] [--assert-team-diff Z]
+#       [--assert-start-order X] [--assert-preemptions Y]
+#       [--assert-preemptions-by-kind Y] [--assert-team-diff Z]
 #
 # DESCRIPTION
 #   1. The workload is normalised by budget-sim (--write-trace: the core's
@@ -38,7 +39,9 @@
 #      each preemptor from the controller log; scripts/replay/compare.py
 #      writes OUT and prints a table: agreement.start_order (tie tolerance
 #      2 compressed seconds), agreement.preemptions (Jaccard of (victim,
-#      preemptor) pairs), agreement.team_delivered_max_diff (points),
+#      preemptor) pairs), agreement.preemptions_by_kind (the same over
+#      (preemptor, victim's team, its GPUs), compare.py says why),
+#      agreement.team_delivered_max_diff (points),
 #      start_diff.median/p90, and per side occupancy and debug_wait_p90;
 #      times in trace seconds.
 #   Everything started is stopped on exit, error or Ctrl-C.
@@ -61,9 +64,9 @@
 #                   the first submission (default: scripts/replay/driver.py)
 #   --work DIR      keep the intermediate files there (default: a temporary
 #                   directory, removed at exit)
-#   --assert-*      exit 1, with one line per figure, when start_order or
-#                   preemptions is below X / Y, or the team difference
-#                   above Z points
+#   --assert-*      exit 1, with one line per figure, when start_order,
+#                   preemptions or preemptions_by_kind is below X / Y, or
+#                   the team difference above Z points
 #
 # ENVIRONMENT
 #   BUILD_DIR (default <repo>/build), CLUSTER_DIR (default
@@ -112,7 +115,7 @@ main() {
       --deadline) deadline=$2 ;;
       --work) work=$2 ;;
       --json) out=$2 ;;
-      --assert-start-order | --assert-preemptions | --assert-team-diff) asserts+=("$1" "$2") ;;
+      --assert-start-order | --assert-preemptions | --assert-preemptions-by-kind | --assert-team-diff) asserts+=("$1" "$2") ;;
       *) die "$1: unknown option (see --help)" 2 ;;
     esac
     shift 2

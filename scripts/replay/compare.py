@@ -4,7 +4,8 @@ compressed inputs (scripts/replay.sh), and says how far they agree.
 
   compare.py --real real-events.json --sim sim-events.json --factor F
              [--tie 2] [--plan plan.json] [--input KEY=VALUE ...] --out OUT.json
-             [--assert-start-order X] [--assert-preemptions Y] [--assert-team-diff Z]
+             [--assert-start-order X] [--assert-preemptions Y]
+             [--assert-preemptions-by-kind Y] [--assert-team-diff Z]
 
 Both files are in budget-sim's --events-json format (src/sim/events_json.h),
 times in compressed seconds; every figure that is a time is reported in
@@ -20,6 +21,13 @@ trace seconds (x F). The figures:
   agreement.preemptions   the Jaccard index |R & S| / |R | S| of the sets of
       (victim trace id, preemptor trace id) pairs, a drain departure
       counting as (victim, "drain"); 1.0 when both sets are empty.
+  agreement.preemptions_by_kind   the same over multisets of (preemptor
+      trace id or "drain", victim's account, GPUs the victim held): which
+      waiting job took how much of which team's work. Of two running jobs of
+      one team and one size, which one sat on the node the preemptor got
+      follows from which of them started there first, an order the start
+      order figure already judges; this figure counts such a decision once,
+      not as two one-sided pairs.
   agreement.team_delivered_max_diff   the largest difference, in percentage
       points, of an account's share of all GPU time delivered (every run,
       GPUs held x its length); ..._until_last_submit: the same over the
@@ -39,6 +47,7 @@ Exit 0, or 1 when an --assert-* threshold is missed (one line per miss),
 """
 
 import argparse
+import collections
 import json
 import math
 import os
@@ -109,9 +118,24 @@ def preemption_pairs(jobs):
     return pairs
 
 
+def preemption_kinds(jobs, gpus_per_node):
+    """Counter of (preemptor or "drain", victim account, victim GPUs held)."""
+    kinds = collections.Counter()
+    for j in jobs.values():
+        for r in j["runs"]:
+            if r["ended"] in ("drained", "preempted"):
+                by = "drain" if r["ended"] == "drained" else r["preempted_by"]
+                kinds[(by, j["account"], held_gpus(j["gpus"], gpus_per_node))] += 1
+    return kinds
+
+
 def jaccard(a, b):
-    union = a | b
-    return len(a & b) / len(union) if union else 1.0
+    """Of two sets, or of two multisets (collections.Counter)."""
+    if isinstance(a, collections.Counter):
+        common, union = sum((a & b).values()), sum((a | b).values())
+    else:
+        common, union = len(a & b), len(a | b)
+    return common / union if union else 1.0
 
 
 def delivered_shares(jobs, gpus_per_node, until=None):
@@ -170,8 +194,9 @@ def compare(real_doc, real, sim_doc, sim, factor, tie):
     rs, ss = first_starts(real), first_starts(sim)
     order, pairs = start_order(rs, ss, tie)
     rp, sp = preemption_pairs(real), preemption_pairs(sim)
-    r_fig, s_fig = side_figures(real_doc, real, factor), side_figures(sim_doc, sim, factor)
     gpn = real_doc["gpus_per_node"]
+    rk, sk = preemption_kinds(real, gpn), preemption_kinds(sim, gpn)
+    r_fig, s_fig = side_figures(real_doc, real, factor), side_figures(sim_doc, sim, factor)
     diff, worst = max_share_diff(real, sim, gpn)
     # While jobs still arrive the cluster is contended and the shares are
     # the fair share's doing; over the whole run every job's work is done on
@@ -184,6 +209,9 @@ def compare(real_doc, real, sim_doc, sim, factor, tie):
             "start_order": order, "start_order_pairs": pairs, "tie_tolerance_compressed_s": tie,
             "preemptions": jaccard(rp, sp),
             "preemption_pairs": {"real": len(rp), "sim": len(sp), "common": len(rp & sp)},
+            "preemptions_by_kind": jaccard(rk, sk),
+            "preemption_kinds": {"real": sum(rk.values()), "sim": sum(sk.values()),
+                                 "common": sum((rk & sk).values())},
             "team_delivered_max_diff": diff,
             "team_delivered_max_diff_account": worst,
             "team_delivered_max_diff_until_last_submit": window_diff,
@@ -229,6 +257,9 @@ def table(out):
                                                  a["preemption_pairs"]["common"],
                                                  a["preemption_pairs"]["real"] + a["preemption_pairs"]["sim"]
                                                  - a["preemption_pairs"]["common"]))
+    k = a["preemption_kinds"]
+    lines.append("%-34s %s (%d common of %d)" % ("  by kind (preemptor, team, GPUs)", fmt(a["preemptions_by_kind"], "ratio"),
+                                                 k["common"], k["real"] + k["sim"] - k["common"]))
     lines.append("%-34s %s (%s)" % ("agreement: team delivered max diff", fmt(a["team_delivered_max_diff"], "points"),
                                     a["team_delivered_max_diff_account"] or "-"))
     lines.append("%-34s %s (%s)" % ("  until the last submission", fmt(a["team_delivered_max_diff_until_last_submit"], "points"),
@@ -246,6 +277,9 @@ def misses(out, a):
         found.append("start_order %s < %g (--assert-start-order)" % (fmt(ag["start_order"], "ratio"), a.assert_start_order))
     if a.assert_preemptions is not None and ag["preemptions"] < a.assert_preemptions:
         found.append("preemptions %s < %g (--assert-preemptions)" % (fmt(ag["preemptions"], "ratio"), a.assert_preemptions))
+    if a.assert_preemptions_by_kind is not None and ag["preemptions_by_kind"] < a.assert_preemptions_by_kind:
+        found.append("preemptions_by_kind %s < %g (--assert-preemptions-by-kind)"
+                     % (fmt(ag["preemptions_by_kind"], "ratio"), a.assert_preemptions_by_kind))
     if a.assert_team_diff is not None and ag["team_delivered_max_diff"] > a.assert_team_diff:
         found.append("team_delivered_max_diff %s > %g (--assert-team-diff)"
                      % (fmt(ag["team_delivered_max_diff"], "points"), a.assert_team_diff))
@@ -264,6 +298,7 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--assert-start-order", type=float)
     ap.add_argument("--assert-preemptions", type=float)
+    ap.add_argument("--assert-preemptions-by-kind", type=float)
     ap.add_argument("--assert-team-diff", type=float)
     a = ap.parse_args(argv)
     real_doc, real = load_side(a.real)

@@ -25,7 +25,8 @@ start_order (tie 2 s), pairs of jobs started on both sides (1-4):
   (3,4): real 4 first by 1 s (<= tie), sim 3 first.   agree (tie)
   -> 5 / 6 = 0.8333.
 preemptions: real {(1,2), (3,drain)}, sim {(1,2), (4,1)}: 1 common of 3
-  -> 0.3333.
+  -> 0.3333. By kind (preemptor, victim's account, its GPUs): real
+  {(2,a,8), (drain,b,4)}, sim {(2,a,8), (1,a,2)}: 1 common of 3 -> 0.3333.
 delivered GPU-seconds: real a 8x10 + 8x10 + 2x10 = 180, b 1x15 + 4x4 + 4x5
   = 51, c 1x5 = 5, total 236; sim a 80 + 80 + 2x4 + 2x6 = 180, b 15 + 4x10
   = 55, c 0, total 235. Shares (points): a 76.27 vs 76.60, b 21.61 vs 23.40,
@@ -42,6 +43,7 @@ debug jobs (0 < min-runtime x 60 <= 900, <= 8 GPUs): 1 (600 s), 2 (900 s,
   starts, left out) -> p90 (rank 2) 660 s.
 """
 
+import collections
 import contextlib
 import io
 import json
@@ -84,6 +86,8 @@ class CompareTest(unittest.TestCase):
         self.assertAlmostEqual(a["start_order"], 5 / 6)
         self.assertAlmostEqual(a["preemptions"], 1 / 3)
         self.assertEqual(a["preemption_pairs"], {"real": 2, "sim": 2, "common": 1})
+        self.assertAlmostEqual(a["preemptions_by_kind"], 1 / 3)
+        self.assertEqual(a["preemption_kinds"], {"real": 2, "sim": 2, "common": 1})
         self.assertAlmostEqual(a["team_delivered_max_diff"], 500 / 236)
         self.assertEqual(a["team_delivered_max_diff_account"], "c")
         self.assertAlmostEqual(a["team_delivered_max_diff_until_last_submit"], 100 * 3120 / 11610)
@@ -120,6 +124,35 @@ class CompareTest(unittest.TestCase):
     def test_no_preemptions_on_either_side_agree_fully(self):
         self.assertEqual(compare.jaccard(set(), set()), 1.0)
         self.assertEqual(compare.jaccard({(1, 2)}, set()), 0.0)
+
+    def test_by_kind_one_decision_on_another_job_of_the_same_team_and_size(self):
+        # Job 12 preempts job 10 on the real side and job 11 in the
+        # simulator, both team a's 8-GPU jobs: two one-sided pairs, one kind.
+        # Job 13 preempts two such jobs on the real side, one in the
+        # simulator: a multiset, 1 of 2.
+        def side(preempted):
+            jobs = {i: {"account": "a", "gpus": 8, "runs": []} for i in (10, 11, 14, 15)}
+            for victim, by in preempted:
+                jobs[victim]["runs"].append({"start": 0, "end": 5, "ended": "preempted", "preempted_by": by})
+            return jobs
+        real = side([(10, 12), (14, 13), (15, 13)])
+        sim = side([(11, 12), (14, 13)])
+        self.assertAlmostEqual(compare.jaccard(compare.preemption_pairs(real), compare.preemption_pairs(sim)), 1 / 4)
+        rk, sk = compare.preemption_kinds(real, 8), compare.preemption_kinds(sim, 8)
+        self.assertEqual(rk, {(12, "a", 8): 1, (13, "a", 8): 2})
+        self.assertAlmostEqual(compare.jaccard(rk, sk), 2 / 3)
+        # Another team's job, or another size, is another kind.
+        sim[11]["account"] = "b"
+        self.assertAlmostEqual(compare.jaccard(rk, compare.preemption_kinds(sim, 8)), 1 / 4)
+        self.assertEqual(compare.jaccard(collections.Counter(), collections.Counter()), 1.0)
+
+    def test_by_kind_threshold(self):
+        rc, out, text = run_compare("--assert-preemptions-by-kind", "0.5")
+        self.assertEqual(rc, 1)
+        self.assertIn("threshold missed: preemptions_by_kind 0.333 < 0.5 (--assert-preemptions-by-kind)", text)
+        self.assertIn("by kind (preemptor, team, GPUs)", text)
+        rc, _, _ = run_compare("--assert-preemptions-by-kind", "0.3")
+        self.assertEqual(rc, 0)
 
     def test_a_pair_needs_two_jobs(self):
         self.assertEqual(compare.start_order({1: 0}, {1: 5}, 2), (None, 0))

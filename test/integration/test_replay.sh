@@ -5,15 +5,22 @@
 # returned mid-run) replayed by scripts/replay.sh on a real cluster with the
 # whole suite and in budget-sim, compressed 60x (about five real minutes).
 # Each agreement figure is one check against its threshold:
-#   start order >= 0.95, preemptions (Jaccard) >= 0.70, team delivered
-#   share within 3 points (over the whole run, and up to the last
-#   submission); measured 0.999, 0.933 and 0.00 points (doc/simulator.md
-#   "Fidelity"). The preemption threshold is below the 0.90 that
-#   doc/simulator.md sets for the bench case: replays of an earlier build gave
-#   0.81 and 0.85 on their own (0.56 and 0.58 beside two other tests, which
-#   is why run.sh runs this test alone), the sub-second order of an end
-#   and a pass in one second deciding the rest (doc/simulator.md
-#   "Fidelity");
+#   start order >= 0.95, preemptions by kind >= 0.70, team delivered share
+#   within 3 points (over the whole run, and up to the last submission).
+#   Preemptions are judged by kind, (preemptor, victim's team, its GPUs),
+#   not by victim job: when two 8-GPU jobs of one team ran and the
+#   preemptor took the node of one, which one sat there follows from which
+#   started there first, a start order that the first check judges; by
+#   victim job, one such decision counts as two one-sided pairs. The
+#   victim-job figure (preemptions, Jaccard) is printed beside it.
+#   Measured with the simulator of 85a6e30, by victim job / by kind: 0.933 /
+#   0.933 against each of two stored replays of the controller; in one CI
+#   run 0.364 / 0.579, then 0.667 / 0.875 on the second replay. That first
+#   replay took the controller's other branch of a same-second race at
+#   trace minute 38: the nodes a preemption freed for job 11 went to it and
+#   another vision job, where the simulator and the other replays started
+#   science's waiting job 2 there; the hero then ran 8 minutes later. Hence
+#   the second replay below;
 # and the comparison itself is unit-tested first on hand-made event files
 # (scripts/replay/compare_test.py), so that a broken figure cannot pass.
 # A replay that misses a threshold is run once more (the real side's timing
@@ -34,7 +41,7 @@ replay() {
   local start=$SECONDS rc
   "$REPO/scripts/replay.sh" --generate "$case/scenario.json" --tree "$case/tree.json" --config "$case/budget.conf" \
     --nodes 4 --gpus-per-node 8 --drain n2@2:50:00 --resume n2@3:20:00 --work "$work/files" --json "$work/out.json" \
-    --assert-start-order 0.95 --assert-preemptions 0.70 --assert-team-diff 3 >"$work/replay.log" 2>&1
+    --assert-start-order 0.95 --assert-preemptions-by-kind 0.70 --assert-team-diff 3 >"$work/replay.log" 2>&1
   rc=$?
   sed 's/^/     | /' "$work/replay.log"
   echo "     replay took $((SECONDS - start)) s"
@@ -73,8 +80,8 @@ check "every one of the $jobs jobs ran on the real cluster" all_started
 check "no real run failed or ended unexplained" no_other_endings
 check "start order agrees on >= 95% of pairs (measured $(shown agreement.start_order))" \
   at_least agreement.start_order 0.95
-check "preemptions agree, Jaccard >= 0.70 (measured $(shown agreement.preemptions))" \
-  at_least agreement.preemptions 0.70
+check "preemptions agree by kind, Jaccard >= 0.70 (measured $(shown agreement.preemptions_by_kind); by victim job $(shown agreement.preemptions))" \
+  at_least agreement.preemptions_by_kind 0.70
 # Over the whole replay every job completes on both sides, so the shares
 # differ only by lost work (or a job missing on one side); while jobs still
 # arrive they are the fair share's doing: that is the figure that tells.
