@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "libbudget/policy/hero_plan.h"
+#include "libbudget/policy/order.h"
 #include "libbudget/policy/packing.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/quick_reserve.h"
@@ -31,7 +32,8 @@ struct SteeringState {
   budget::QuickStartRule quick;   // budget.conf QuickStart*
   budget::QuickReserve reserve;   // its nodes as Slurm node indices
   std::vector<std::string> reserve_names;
-  time_t plan_time = 0;           // the plan is refreshed at most once a second
+  time_t plan_time = 0;           // the plan is refreshed at most once a second,
+  std::vector<uint32_t> granted_seen;  // ... or when a job granted since is tested (sorted ids)
   bool published = false;
   budget::PackingState last;      // as last published
   std::string last_plan_error;
@@ -123,12 +125,17 @@ budget::QuickReserve RefreshReserve(const NodeView& view, const std::vector<budg
 }
 
 // Recomputes the hero (the first whole-node job that has waited HeroWait,
-// libbudget/policy/hero_plan.h) and the nodes held for it. REQUIRES: g_mutex held.
-void RefreshHeroPlan(const NodeView& view, time_t now) {
-  if (g_state.plan_time == now) return;
+// libbudget/policy/hero_plan.h) and the nodes held for it, once a second
+// unless `force`. REQUIRES: g_mutex held.
+void RefreshHeroPlan(const NodeView& view, time_t now, bool force) {
+  if (g_state.plan_time == now && !force) return;
   g_state.plan_time = now;
   List jobs = SlurmctldJobList();
   std::vector<budget::QueueEntry> queue = QueuedJobs(jobs, now);
+  g_state.granted_seen.clear();
+  for (const budget::QueueEntry& entry : queue)
+    if (entry.priority == budget::kGrantedPriority) g_state.granted_seen.push_back(entry.job_id);
+  std::sort(g_state.granted_seen.begin(), g_state.granted_seen.end());
   uint32_t node_gpus = 0;
   for (const budget::NodeState& n : view.nodes) node_gpus = std::max(node_gpus, n.total_gpus);
   budget::HeroRule rule{g_state.hero_wait, g_state.hero_min_nodes, node_gpus};
@@ -266,9 +273,23 @@ int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, ui
                    JobGpuRequest(job_ptr, min_nodes, &request);
   // Backfill's will-run tests (thousands a cycle) need only the held
   // nodes: the view is built for them only when the hero plan is due.
+  // A job the time-slicing pass granted a preemption since the plan was
+  // made: the grant can make the hero (hero_plan.h sets granted jobs aside
+  // in AccountRanksFirst), whose hold may bar this job, so the plan is made
+  // again before it is placed, whatever ran earlier in this second. Without
+  // this, whether the hold or the granted job got the GPUs depended on
+  // whether any job test came between the second's start and the pass.
+  // budget-sim makes the plan at the start of each main pass, after the
+  // time-slicing pass (src/sim/engine.cc MainPass): the same order.
+  const bool newly_granted =
+      job_ptr->priority == budget::kGrantedPriority &&
+      !std::binary_search(g_state.granted_seen.begin(), g_state.granted_seen.end(), job_ptr->job_id);
   NodeView view;
-  if (steerable || g_state.plan_time != now) view = BuildNodeView();
-  RefreshHeroPlan(view, now);
+  if (steerable || newly_granted || g_state.plan_time != now) view = BuildNodeView();
+  RefreshHeroPlan(view, now, newly_granted);
+  if (newly_granted && !std::binary_search(g_state.granted_seen.begin(), g_state.granted_seen.end(), job_ptr->job_id))
+    g_state.granted_seen.insert(
+        std::upper_bound(g_state.granted_seen.begin(), g_state.granted_seen.end(), job_ptr->job_id), job_ptr->job_id);
   bitstr_t* allowed = WithoutHeldNodes(job_ptr, bitmap, now);
 
   *cons_tres_calls = 0;
