@@ -17,10 +17,9 @@
 #   0.933 against each of two stored replays of the controller; in one CI
 #   run 0.364 / 0.579, then 0.667 / 0.875 on the second replay. That first
 #   replay took the controller's other branch of a same-second race at
-#   trace minute 38: the nodes a preemption freed for job 11 went to it and
-#   another vision job, where the simulator and the other replays started
-#   science's waiting job 2 there; the hero then ran 8 minutes later. Hence
-#   the second replay below;
+#   trace minute 38, which select/topo has closed since (a granted job has
+#   the hero plan made again before it is placed, doc/simulator.md
+#   "Fidelity"); the second replay below stays for what is left;
 # and the comparison itself is unit-tested first on hand-made event files
 # (scripts/replay/compare_test.py), so that a broken figure cannot pass.
 # A replay that misses a threshold is run once more (the real side's timing
