@@ -184,6 +184,16 @@ std::string FormatFamilyJson(const std::vector<MixOutcome>& outcomes, const std:
         json_object_object_add(teams, t.account.c_str(), team);
       }
       json_object_object_add(po, "teams", teams);
+      json_object* top_teams = json_object_new_object();
+      for (const TeamResult& t : o.result.top_teams) {
+        json_object* team = json_object_new_object();
+        json_object_object_add(team, "entitlement", json_object_new_double(t.entitlement));
+        json_object_object_add(team, "owed_gpu_hours", json_object_new_double(t.owed_gpu_hours));
+        json_object_object_add(team, "delivered_gpu_hours", json_object_new_double(t.delivered_gpu_hours));
+        json_object_object_add(team, "delivered_over_owed", json_object_new_double(t.delivered_over_owed));
+        json_object_object_add(top_teams, t.account.c_str(), team);
+      }
+      json_object_object_add(po, "top_teams", top_teams);
       json_object_object_add(policies, options.policies[p].c_str(), po);
     }
     json_object_object_add(mix, "policies", policies);
