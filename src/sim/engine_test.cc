@@ -15,6 +15,7 @@
 #include "libbudget/policy/timeslice_plan.h"
 #include "libbudget/testing/test_support.h"
 
+#include "sim/family_run.h"
 #include "sim/generator.h"
 #include "sim/report_table.h"
 #include "sim/sim_test_util.h"
@@ -57,6 +58,42 @@ void test_fifo_waits(void**) {
   assert_true(out.result.occupancy > 0.1399 && out.result.occupancy < 0.1401);
   assert_int_equal(out.result.preemptions, 0);
   assert_int_equal(out.result.finished, 3);
+}
+
+void test_top_teams_sum_their_accounts(void**) {
+  // Team t (half the cluster) holds accounts a and b (a quarter each); c is
+  // a team and an account (the other half). One node of 8 GPUs; a runs 8
+  // GPUs over two whole hours (owed is counted by the hour), alone, funded
+  // (min-runtime 600). Account a: owed min(2, 8) GPUs x 2 h = 4 GPU-hours,
+  // got 16: 4.0. Team t: owed min(4, 8) x 2 h = 8: 2.0. b and c asked for
+  // nothing: owed nothing.
+  const char kNested[] =
+      R"({"name":"root","children":[{"name":"t","share":1,"children":[)"
+      R"({"name":"a","share":1,"account":"a"},{"name":"b","share":1,"account":"b"}]},)"
+      R"({"name":"c","share":1,"account":"c"}]})";
+  Workload w = MakeWorkload({{0, "a", 8, 7200, 600, true, 0}});
+  w.InternAccount("b");
+  w.InternAccount("c");
+  RunOutput out = Run("fifo", w, MakeTree(kNested), 1, 7200, BudgetConfig(), EngineOptions());
+  const TeamResult* a = nullptr;
+  for (const TeamResult& r : out.result.teams)
+    if (r.account == "a") a = &r;
+  assert_non_null(a);
+  assert_true(std::abs(a->delivered_over_owed - 4.0) < 1e-9);
+  assert_int_equal(out.result.top_teams.size(), 2);
+  for (const TeamResult& r : out.result.top_teams) {
+    if (r.account == "t") {
+      assert_true(std::abs(r.owed_gpu_hours - 8.0) < 1e-9);
+      assert_true(std::abs(r.delivered_over_owed - 2.0) < 1e-9);
+    } else {
+      assert_string_equal(r.account.c_str(), "c");
+      assert_true(r.owed_gpu_hours == 0);
+    }
+  }
+  // The family's outcome: the worst of the teams owed anything.
+  MixPolicyOutcome o = OutcomeOf(out.result);
+  assert_string_equal(o.worst_top_team_name.c_str(), "t");
+  assert_true(std::abs(o.worst_top_team - 2.0) < 1e-9);
 }
 
 void test_stranded_gpus_of_free_and_of_all(void**) {
@@ -449,6 +486,7 @@ void test_the_walk_by_class_decides_as_the_vector_walk(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_waits),
+      cmocka_unit_test(test_top_teams_sum_their_accounts),
       cmocka_unit_test(test_stranded_gpus_of_free_and_of_all),
       cmocka_unit_test(test_backfill_plans_by_time_limits),
       cmocka_unit_test(test_budget_allocated_work_preempts_free_work),

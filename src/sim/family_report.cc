@@ -48,6 +48,7 @@ const std::vector<Figure>& Figures() {
       {"debug p90", &PolicySummary::debug_p90, [](double v) { return HumanSeconds(v); }},
       {"worst team", &PolicySummary::worst_team, [](double v) { return Fixed(v, "%.2f"); }},
       {"mean team", &PolicySummary::mean_team, [](double v) { return Fixed(v, "%.2f"); }},
+      {"worst top team", &PolicySummary::worst_top_team, [](double v) { return Fixed(v, "%.2f"); }},
       {"occupancy", &PolicySummary::occupancy, [](double v) { return Fixed(100 * v, "%.1f%%"); }},
       {"hero p90", &PolicySummary::hero_p90, [](double v) { return HumanSeconds(v); }},
   };
@@ -110,6 +111,7 @@ std::string FormatFamilyTable(const std::vector<MixOutcome>& outcomes, const std
         const MixPolicyOutcome& o = m->policies[p];
         if (f.field == &PolicySummary::debug_p90) team = ", team " + o.debug_p90_team;
         if (f.field == &PolicySummary::worst_team) team = ", team " + o.worst_team_name;
+        if (f.field == &PolicySummary::worst_top_team) team = ", team " + o.worst_top_team_name;
       }
       out += "  " + s.policy + " " + f.name + " " + f.show(d.worst) + ": " + MixName(d.worst_mix, d.worst_seed) +
              (m ? ", " + std::to_string(m->mix.nodes) + " nodes, " + std::to_string(m->mix.scenario.teams.size()) +
@@ -133,6 +135,7 @@ std::string FormatFamilyJson(const std::vector<MixOutcome>& outcomes, const std:
     json_object_object_add(o, "debug_p90", DistributionJson(s.debug_p90));
     json_object_object_add(o, "worst_team", DistributionJson(s.worst_team));
     json_object_object_add(o, "mean_team", DistributionJson(s.mean_team));
+    json_object_object_add(o, "worst_top_team", DistributionJson(s.worst_top_team));
     json_object_object_add(o, "occupancy", DistributionJson(s.occupancy));
     json_object_object_add(o, "hero_p90", DistributionJson(s.hero_p90));
     json_object_object_add(o, "wins_vs_fairtree_qos",
@@ -162,6 +165,8 @@ std::string FormatFamilyJson(const std::vector<MixOutcome>& outcomes, const std:
       json_object_object_add(po, "worst_team", json_object_new_double(o.worst_team));
       json_object_object_add(po, "worst_team_name", json_object_new_string(o.worst_team_name.c_str()));
       json_object_object_add(po, "mean_team", json_object_new_double(o.mean_team));
+      json_object_object_add(po, "worst_top_team", json_object_new_double(o.worst_top_team));
+      json_object_object_add(po, "worst_top_team_name", json_object_new_string(o.worst_top_team_name.c_str()));
       json_object_object_add(po, "occupancy", json_object_new_double(o.occupancy));
       json_object_object_add(po, "hero_jobs", json_object_new_int64(int64_t(o.heroes)));
       json_object_object_add(po, "hero_p90", json_object_new_double(o.hero_p90));
@@ -179,6 +184,16 @@ std::string FormatFamilyJson(const std::vector<MixOutcome>& outcomes, const std:
         json_object_object_add(teams, t.account.c_str(), team);
       }
       json_object_object_add(po, "teams", teams);
+      json_object* top_teams = json_object_new_object();
+      for (const TeamResult& t : o.result.top_teams) {
+        json_object* team = json_object_new_object();
+        json_object_object_add(team, "entitlement", json_object_new_double(t.entitlement));
+        json_object_object_add(team, "owed_gpu_hours", json_object_new_double(t.owed_gpu_hours));
+        json_object_object_add(team, "delivered_gpu_hours", json_object_new_double(t.delivered_gpu_hours));
+        json_object_object_add(team, "delivered_over_owed", json_object_new_double(t.delivered_over_owed));
+        json_object_object_add(top_teams, t.account.c_str(), team);
+      }
+      json_object_object_add(po, "top_teams", top_teams);
       json_object_object_add(policies, options.policies[p].c_str(), po);
     }
     json_object_object_add(mix, "policies", policies);
@@ -201,6 +216,8 @@ std::string FormatFamilyBench(const PolicySummary& s, uint32_t mixes) {
   line("family_worst_team_median", Fixed(s.worst_team.median, "%.3f"));
   line("family_worst_team_worst_decile", Fixed(s.worst_team.worst_decile, "%.3f"));
   line("family_mean_team_median", Fixed(s.mean_team.median, "%.3f"));
+  line("family_worst_top_team_median", Fixed(s.worst_top_team.median, "%.3f"));
+  line("family_worst_top_team_worst_decile", Fixed(s.worst_top_team.worst_decile, "%.3f"));
   line("family_occupancy_median", Fixed(s.occupancy.median, "%.3f"));
   line("family_hero_p90_median", Fixed(s.hero_p90.median, "%.0f s"));
   line("family_wins_vs_fairtree_qos", Fixed(std::max(0.0, s.wins_vs_fairtree_qos), "%.2f"));

@@ -48,6 +48,13 @@ MixPolicyOutcome OutcomeOf(const PolicyResult& r) {
     }
   }
   o.mean_team = owed ? sum / double(owed) : 1;
+  for (const TeamResult& t : r.top_teams) {
+    if (t.owed_gpu_hours <= 0) continue;
+    if (o.worst_top_team_name.empty() || t.delivered_over_owed < o.worst_top_team) {
+      o.worst_top_team = t.delivered_over_owed;
+      o.worst_top_team_name = t.account;
+    }
+  }
   o.result = r;
   return o;
 }
@@ -132,7 +139,7 @@ std::vector<PolicySummary> Summarize(const std::vector<MixOutcome>& outcomes,
   for (size_t p = 0; p < policies.size(); ++p) {
     PolicySummary s;
     s.policy = policies[p];
-    std::vector<Value> debug, worst, mean, occupancy, hero;
+    std::vector<Value> debug, worst, mean, worst_top, occupancy, hero;
     uint32_t wins = 0;
     for (const MixOutcome& m : outcomes) {
       if (p >= m.policies.size()) continue;
@@ -144,6 +151,7 @@ std::vector<PolicySummary> Summarize(const std::vector<MixOutcome>& outcomes,
         worst.push_back(Value{o.worst_team, k, seed});
         mean.push_back(Value{o.mean_team, k, seed});
       }
+      if (!o.worst_top_team_name.empty()) worst_top.push_back(Value{o.worst_top_team, k, seed});
       occupancy.push_back(Value{o.occupancy, k, seed});
       if (o.heroes > 0) hero.push_back(Value{o.hero_p90, k, seed});
       if (baseline < m.policies.size() && baseline != p) {
@@ -156,6 +164,7 @@ std::vector<PolicySummary> Summarize(const std::vector<MixOutcome>& outcomes,
     s.debug_p90 = Distribute(debug, true);
     s.worst_team = Distribute(worst, false);
     s.mean_team = Distribute(mean, false);
+    s.worst_top_team = Distribute(worst_top, false);
     s.occupancy = Distribute(occupancy, false);
     s.hero_p90 = Distribute(hero, true);
     if (baseline < policies.size() && baseline != p && !outcomes.empty())

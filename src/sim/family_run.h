@@ -9,6 +9,9 @@
 //   worst_team  the smallest delivered/owed of the teams owed anything
 //               (teams = the tree's leaf accounts; run_metrics.h owed)
 //   mean_team   the mean delivered/owed of those teams
+//   worst_top_team  the smallest delivered/owed of the root's children
+//               owed anything (run_metrics.h top_teams): the teams the
+//               cluster is split between, each with all its sub-teams
 //   occupancy   busy GPU-seconds over capacity x horizon
 //   hero_p90    p90 wait of the mix's hero jobs (mixes with heroes only)
 // Worst decile: the nearest-rank 90th percentile of the mixes' values
@@ -39,6 +42,8 @@ struct MixPolicyOutcome {
   double worst_team = 1;
   std::string worst_team_name;
   double mean_team = 1;
+  double worst_top_team = 1;
+  std::string worst_top_team_name;
   double occupancy = 0;
   double hero_p90 = 0;
   uint64_t heroes = 0;  // hero jobs that started or waited
@@ -79,7 +84,7 @@ struct Distribution {
 
 struct PolicySummary {
   std::string policy;
-  Distribution debug_p90, worst_team, mean_team, occupancy, hero_p90;
+  Distribution debug_p90, worst_team, mean_team, worst_top_team, occupancy, hero_p90;
   // Of the mixes, where this policy beats fairtree+qos (above); < 0 when
   // fairtree+qos was not run, or for fairtree+qos itself.
   double wins_vs_fairtree_qos = -1;

@@ -126,6 +126,8 @@ MixOutcome Outcome(uint32_t k, double budget_debug, double budget_worst, double 
     o.debug_p90_team = "t1-a";
     o.worst_team = worst;
     o.worst_team_name = "t2-a";
+    o.worst_top_team = worst;  // a team of one account
+    o.worst_top_team_name = "t2";
     m.policies.push_back(o);
   }
   return m;
@@ -168,6 +170,8 @@ void test_bench_lines(void**) {
                       "bench family_worst_team_median: 0.900\n"
                       "bench family_worst_team_worst_decile: 0.900\n"
                       "bench family_mean_team_median: 1.000\n"
+                      "bench family_worst_top_team_median: 0.900\n"
+                      "bench family_worst_top_team_worst_decile: 0.900\n"
                       "bench family_occupancy_median: 0.000\n"
                       "bench family_hero_p90_median: 0 s\n"
                       "bench family_wins_vs_fairtree_qos: 1.00\n");

@@ -8,6 +8,9 @@ namespace sim {
 
 namespace {
 constexpr Seconds kHour = 3600;
+// Ledger keys of the top-level teams: a Slurm account name never starts
+// with '/', so these never meet an account's.
+constexpr char kTopTeamPrefix[] = "/team/";
 
 double Percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
@@ -50,6 +53,13 @@ RunMetrics::RunMetrics(const Workload& workload, const AllocationTree& tree, uin
   free_rate_.assign(n, 0);
   free_since_.assign(n, start);
   waits_debug_by_account_.assign(n, {});
+  top_team_key_.assign(n, "");
+  for (size_t a = 0; a < n; ++a) {
+    NodeId node = tree_.NodeFor(workload.accounts[a], "");
+    if (node == kNoNode || node == 0) continue;
+    while (tree_.node(node).parent != 0 && tree_.node(node).parent != kNoNode) node = tree_.node(node).parent;
+    top_team_key_[a] = kTopTeamPrefix + tree_.node(node).name;
+  }
 }
 
 RunMetrics::~RunMetrics() = default;
@@ -69,7 +79,10 @@ void RunMetrics::AdvanceTo(TimePoint now, uint64_t busy, uint64_t unallocated, d
 void RunMetrics::Charge(int32_t account, Ledger::Series series, TimePoint now, double* rate,
                         TimePoint* since, double delta) {
   TimePoint t = std::min(std::max(now, start_), end_);
-  if (*rate > 0 && t > *since) ledger_->Charge(workload_.accounts[account], series, *since, t, *rate);
+  if (*rate > 0 && t > *since) {
+    ledger_->Charge(workload_.accounts[account], series, *since, t, *rate);
+    if (!top_team_key_[account].empty()) ledger_->Charge(top_team_key_[account], series, *since, t, *rate);
+  }
   *since = std::max(*since, t);
   *rate += delta;
 }
@@ -142,6 +155,27 @@ void RunMetrics::Finish(PolicyResult* out) {
     team.free_gpu_hours = ledger_->WindowUsage(account, Ledger::Series::kUnallocated, end_) / 3600.0;
     team.debug_wait = ComputeWaitStats(&waits_debug_by_account_[index_of[account]]);
     out->teams.push_back(std::move(team));
+  }
+  // The top-level teams, charged under their own keys.
+  out->top_teams.clear();
+  std::map<std::string, double> team_entitlements;
+  for (NodeId child : tree_.node(0).children)
+    team_entitlements[kTopTeamPrefix + tree_.node(child).name] = tree_.node(child).entitlement;
+  std::map<std::string, ServiceReport> team_reports;
+  Status team_st = MeasureServiceByPath(*ledger_, team_entitlements, double(capacity_), start_, end_, &team_reports);
+  for (const auto& [key, entitlement] : team_entitlements) {
+    TeamResult team;
+    team.account = key.substr(sizeof kTopTeamPrefix - 1);
+    team.entitlement = entitlement;
+    if (team_st.ok()) {
+      const ServiceReport& r = team_reports[key];
+      team.owed_gpu_hours = r.owed_gpu_seconds / 3600.0;
+      team.delivered_gpu_hours = r.delivered_gpu_seconds / 3600.0;
+      team.delivered_over_owed = r.delivered_over_owed;
+      team.owed_delivered_fraction = r.owed_delivered_fraction;
+    }
+    team.free_gpu_hours = ledger_->WindowUsage(key, Ledger::Series::kUnallocated, end_) / 3600.0;
+    out->top_teams.push_back(std::move(team));
   }
 }
 

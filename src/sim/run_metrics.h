@@ -24,6 +24,16 @@
 //                      (min-runtime 0) is owed nothing and counted apart
 //                      (free_gpu_hours), under every policy alike, so that
 //                      policies compare on the same footing.
+//   top_teams          the same for each child of the tree's root (the
+//                      teams the cluster is split between), over the runs
+//                      and demand of all the accounts below it: owed =
+//                      sum over hours of min(its entitlement x capacity,
+//                      its accounts' demand). Under a hierarchical fair
+//                      share a team's sub-teams share its turn, so one that
+//                      used more than its part delays its siblings, never
+//                      another team: an account can fall short of its own
+//                      part while its team gets its due (a team that is
+//                      itself an account has its account's figures).
 // Classes (by the trace's contract): debug = allocated work (min_runtime >
 // 0) with min_runtime <= debug_max_min_runtime and gpus <= debug_max_gpus;
 // unallocated work (min_runtime 0) is free filler, not debugging, and would
@@ -93,6 +103,7 @@ struct PolicyResult {
   double wall_seconds = 0;
   WaitStats wait_all, wait_debug, wait_hero;
   std::vector<TeamResult> teams;
+  std::vector<TeamResult> top_teams;  // the root's children (above); no debug waits
   // Counts, for the table.
   uint64_t jobs = 0, finished = 0, rejected = 0, still_waiting = 0, still_running = 0;
   // The `rejected` jobs per reason (rejections.h).
@@ -147,6 +158,9 @@ class RunMetrics {
   TimePoint last_ = 0;
   double busy_seconds_ = 0, unallocated_seconds_ = 0, free_seconds_ = 0, stranded_seconds_ = 0;
   uint64_t preemptions_ = 0;
+  // Per account, the ledger key of its top-level team (the root's child
+  // at or above it, under a prefix no account name has); "" for none.
+  std::vector<std::string> top_team_key_;
   std::vector<double> delivered_rate_, demand_rate_, free_rate_;
   std::vector<TimePoint> delivered_since_, demand_since_, free_since_;
   std::vector<double> waits_all_, waits_debug_, waits_hero_;
