@@ -1194,10 +1194,11 @@ void TestExplainEveryJobOfAnAccount(void**) {
     (*out)[0].estimated_start = kNow + 365 * 86400 - 25;
     return Status::Ok();
   };
-  assert_int_equal(Run({"explain", "201", "--snapshot", file}, far, &io), 0);
-  AssertContains(io.out, "start       Slurm has no estimate (its start time, in 364-23:59:35, is a placeholder");
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, far, &io), 0);
+  AssertContains(io.out, "start       Slurm has no estimate (its start time, in 364-23:59:35, is a\n"
+                         "              placeholder, not a plan)");
   assert_true(io.out.find(sbudget::FormatTimestamp(kNow + 365 * 86400 - 25)) == std::string::npos);
-  assert_int_equal(Run({"explain", "201", "--json", "--snapshot", file}, far, &io), 0);
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--json", "--snapshot", file}, far, &io), 0);
   assert_true(io.out.find("\"estimated_start\": null") != std::string::npos ||
               io.out.find("\"estimated_start\":null") != std::string::npos);
   assert_int_equal(Run({"explain", "-u", "alice", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);
