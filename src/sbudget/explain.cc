@@ -26,6 +26,11 @@ using budget::TimePoint;
 
 namespace {
 
+// A pending job's start time this far ahead is Slurm's placeholder, not an
+// estimate (ExplainPendingJob says why); backfill plans within bf_window,
+// at most 30 days (bf_window's maximum, 43200 minutes).
+constexpr budget::Seconds kNoEstimateAfter = 300 * 86400;
+
 std::string Fixed(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -146,7 +151,14 @@ void ExplainQueue(const std::vector<QueuedJob>& queue, const QueuedJob& job, std
 // Slurm's pending jobs as PlacePendingJobs placed them (null: not listed).
 void ExplainPendingJob(const SlurmJob& slurm, const std::vector<QueuedJob>* queue,
                        const ReportSnapshot* snapshot, TimePoint now, std::string* out, JobFacts* facts) {
-  if (slurm.estimated_start > 0) {
+  if (slurm.estimated_start > 0 && slurm.estimated_start - now >= kNoEstimateAfter) {
+    // Not an estimate: Slurm plans a run without a time limit to end a year
+    // after its start (job_end_time_reset in slurmctld), so a job that
+    // waits behind one, or that no scheduler has planned since a requeue,
+    // shows a start about a year away. squeue --start prints it as a date.
+    Line(out, "start", "Slurm has no estimate (its start time, " + Relative(slurm.estimated_start, now) +
+                           ", is a placeholder, not a plan)");
+  } else if (slurm.estimated_start > 0) {
     // Slurm's own estimate (the backfill scheduler's), as squeue --start.
     Line(out, "start", "Slurm expects it to start at " + FormatTimestamp(slurm.estimated_start) + " (" +
                            Relative(slurm.estimated_start, now) + "), if nothing better placed arrives");

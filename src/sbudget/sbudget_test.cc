@@ -1186,6 +1186,21 @@ void TestExplainEveryJobOfAnAccount(void**) {
                              " (in 00:10:00)");
   AssertContains(io.out, "protected until");
   assert_true(io.out.find("Job 203") == std::string::npos);  // posttrain's
+  // A start about a year away (364-23:59:35, seen after a requeue) is
+  // Slurm's placeholder: said so, never printed as a date, null in JSON.
+  sbudget::Environment far = env;
+  far.load_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = PendingInSlurm();
+    (*out)[0].estimated_start = kNow + 365 * 86400 - 25;
+    return Status::Ok();
+  };
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, far, &io), 0);
+  AssertContains(io.out, "start       Slurm has no estimate (its start time, in 364-23:59:35, is a\n"
+                         "              placeholder, not a plan)");
+  assert_true(io.out.find(sbudget::FormatTimestamp(kNow + 365 * 86400 - 25)) == std::string::npos);
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--json", "--snapshot", file}, far, &io), 0);
+  assert_true(io.out.find("\"estimated_start\": null") != std::string::npos ||
+              io.out.find("\"estimated_start\":null") != std::string::npos);
   assert_int_equal(Run({"explain", "-u", "alice", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);
   json_object* root = json_tokener_parse(io.out.c_str());
   assert_non_null(root);
