@@ -23,9 +23,11 @@
 //   State      first word ("CANCELLED by 1000" is CANCELLED). A job that
 //              ended (COMPLETED, FAILED, TIMEOUT, CANCELLED, PREEMPTED,
 //              NODE_FAIL, BOOT_FAIL, DEADLINE, OUT_OF_MEMORY) is replayed
-//              when it ran: Start is a time and AllocTRES is not empty (a
-//              job cancelled while pending has a Start, the cancel time, but
-//              no allocation). PENDING and the pending holds never ran;
+//              when it ran: Start is a time and AllocTRES is not empty. A
+//              job cancelled while pending shows Start None; one slurmdbd
+//              learnt of only after it ended may show a Start and an
+//              Elapsed, but no allocation. PENDING and the pending holds
+//              never ran;
 //              RUNNING, SUSPENDED and the transient states are still
 //              running, their run time unknown; REQUEUED, REQUEUE_HOLD,
 //              REQUEUE_FED and SPECIAL_EXIT are earlier runs of a requeued

@@ -221,18 +221,21 @@ void test_rows_not_replayed_are_counted_by_reason(void**) {
   rows[6].start = "Unknown";
   rows[6].state = "PENDING";
   rows[6].alloc_tres = "";
-  rows[7].job_id = "6";                       // cancelled while pending:
-  rows[7].elapsed = "00:00:00";               // a Start (the cancel time),
-  rows[7].alloc_tres = "";                    // no allocation
-  rows[7].state = "CANCELLED by 1000";
+  rows[7].job_id = "6";                       // as sacct showed a job
+  rows[7].elapsed = "00:00:25";               // slurmdbd learnt of after
+  rows[7].alloc_tres = "";                    // it ended: a Start, an
+  rows[7].state = "CANCELLED";                // Elapsed, no allocation
   rows[8].job_id = "7";
   rows[8].state = "RUNNING";
   rows[9].job_id = "8";                       // an earlier run (sacct -D)
   rows[9].state = "REQUEUED";
   rows[10].job_id = "9";                      // a CPU job
   rows[10].alloc_tres = "billing=1,cpu=1,mem=1G,node=1";
-  rows[11].job_id = "10";                     // Start None: never ran
+  rows[11].job_id = "10";                     // cancelled while pending
   rows[11].start = "None";
+  rows[11].elapsed = "00:00:00";
+  rows[11].alloc_tres = "";
+  rows[11].state = "CANCELLED by 0";
   rows[12].job_id = "11";                     // cancelled after it started:
   rows[12].state = "CANCELLED by 0";          // replayed for what it ran
   rows[12].elapsed = "00:00:00";              // (under a second: 1 s)
