@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "libbudget/policy/job_contract.h"
 #include "sim/trace_formats.h"
