@@ -1,4 +1,4 @@
-// What the three trace targets share: the input is a whole trace file, read
+// What the four trace targets share: the input is a whole trace file, read
 // by ReadTraceText (which ReadTraceFile, i.e. budget-sim --trace, calls with
 // the file's bytes) strictly and with --skip-bad-rows. A trace that reads is
 // written back with FormatNativeCsv (budget-sim --write-trace) and must read

@@ -10,6 +10,10 @@
 #   scripts/cluster.sh start [-n NODES] [-g GPUS_PER_NODE]
 #   scripts/cluster.sh stop
 #   scripts/cluster.sh restart-ctld [--kill]   (restart slurmctld; --kill: kill -9 it first)
+#   scripts/cluster.sh restart-daemons   (slurmctld stopped, every slurmd
+#                        restarted, slurmctld started: what a change of
+#                        SelectType needs, since slurmd loads it too; jobs
+#                        keep running)
 #   scripts/cluster.sh status
 #   scripts/cluster.sh env       (prints: export SLURM_CONF=...)
 #
@@ -384,6 +388,22 @@ cmd_restart_ctld() {
   say "slurmctld restarted"
 }
 
+# No node is down or not responding ('*'): every slurmd has registered.
+nodes_responding() {
+  local states; states=$(sinfo -h -N -o '%T' 2>/dev/null) || return 1
+  [ -n "$states" ] && ! grep -qiE '[*]|down|unknown' <<<"$states"
+}
+
+cmd_restart_daemons() {
+  kill_pidfile "$dir/run/slurmctld.mypid"
+  local f
+  for f in "$dir"/run/slurmd.*.mypid; do [ -e "$f" ] && kill_pidfile "$f"; done
+  start_slurmds "$(cat "$dir/run/nodes")"
+  start_slurmctld
+  wait_for "nodes" 60 nodes_responding || die "the slurmd daemons did not register within 60 s; logs in $dir/log"
+  say "slurmctld and every slurmd restarted"
+}
+
 cmd_status() {
   local name f
   for f in "$dir"/run/*.mypid "$dir"/run/munged.pid; do
@@ -397,7 +417,8 @@ case ${1:-} in
   start) shift; cmd_start "$@" ;;
   stop) cmd_stop ;;
   restart-ctld) shift; cmd_restart_ctld "$@" ;;
+  restart-daemons) cmd_restart_daemons ;;
   status) cmd_status ;;
   env) echo "export SLURM_CONF=$conf" ;;
-  *) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -4,7 +4,7 @@
 #   suite and in budget-sim, and measure how far the two agree
 #
 # SYNOPSIS
-#   scripts/replay.sh (--trace FILE [--format native|philly|swf] | --generate SPEC.json)
+#   scripts/replay.sh (--trace FILE [--format native|philly|swf|sacct] | --generate SPEC.json)
 #       --tree FILE [--config budget.conf] --nodes N [--gpus-per-node G]
 #       [--compress F] [--time-limit-factor X] [--drain nK@T ...] [--resume nK@T ...]
 #       [--scheduler-parameters S] [--deadline SECONDS] [--work DIR] --json OUT

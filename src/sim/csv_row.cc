@@ -78,6 +78,21 @@ bool SplitFields(std::string_view line, char sep, std::vector<Field>* fields, Sp
   }
 }
 
+void SplitUnquoted(std::string_view line, char sep, std::vector<Field>* fields) {
+  fields->clear();
+  size_t start = 0;
+  for (;;) {
+    size_t end = line.find(sep, start);
+    if (end == std::string_view::npos) end = line.size();
+    size_t first = start, last = end;
+    while (first < last && IsBlank(line[first])) ++first;
+    while (last > first && IsBlank(line[last - 1])) --last;
+    fields->push_back(Field{std::string(line.substr(first, last - first)), first + 1});
+    if (end == line.size()) return;
+    start = end + 1;
+  }
+}
+
 std::string CsvField(std::string_view text) {
   bool quote = !text.empty() && (IsBlank(text.front()) || IsBlank(text.back()));
   for (char c : text) quote = quote || c == ',' || c == '"';

@@ -36,6 +36,10 @@ struct SplitError {
 // text after a closing quote, a quote inside an unquoted field.
 bool SplitFields(std::string_view line, char sep, std::vector<Field>* fields, SplitError* error);
 
+// Splits on every `sep`, quotes being text like any other (sacct -P);
+// fields are trimmed of blanks as SplitFields trims them.
+void SplitUnquoted(std::string_view line, char sep, std::vector<Field>* fields);
+
 // `text` as a CSV field that SplitFields(',') reads back as `text`: quoted,
 // with its quotes doubled, when it holds a comma or a quote or starts or
 // ends with a blank; as it is otherwise.

@@ -53,7 +53,7 @@ Status ReadNative(std::string_view text, const std::string& file, const TraceOpt
   const double factor = options.time_limit_factor;
   RowParser parse = [&file, factor, out](const std::vector<Field>& f, uint64_t line, size_t columns,
                                     TraceJob* job, std::string* account, std::string* user,
-                                    bool*) -> Status {
+                                    std::string*) -> Status {
     if (f.size() != columns)
       return Status::InvalidArgument(Where(file, line, f.empty() ? 1 : f.back().column,
                                            "expected " + std::to_string(columns) +

@@ -113,7 +113,7 @@ void test_bad_input_names_the_option(void**) {
       {{"--trace", "a", "--nodes", "0"}, "--nodes: expected an integer in [1, 1048576], got '0'"},
       {{"--trace", "a", "--gpus-per-node", "65"},
        "--gpus-per-node: expected an integer in [1, 64], got '65'"},
-      {{"--trace", "a", "--format", "csv"}, "--format: expected native, philly or swf, got 'csv'"},
+      {{"--trace", "a", "--format", "csv"}, "--format: expected native, philly, swf or sacct, got 'csv'"},
       {{"--trace", "a", "--policy", "budget,slurm"},
        "--policy: unknown policy 'slurm' (known: budget,fairtree,fairtree+qos,priority,fifo)"},
       {{"--trace", "a", "--packing", "maybe"}, "--packing: expected on or off, got 'maybe'"},

@@ -16,7 +16,7 @@ Status ReadPhilly(std::string_view text, const std::string& file, const TraceOpt
   spec.header = {"timestamp", "duration", "num_gpus", "gpu_time", "cluster"};
   RowParser parse = [&file, &options](const std::vector<Field>& f, uint64_t line, size_t,
                                       TraceJob* job, std::string* account, std::string*,
-                                      bool*) -> Status {
+                                      std::string*) -> Status {
     if (f.size() != 5)
       return Status::InvalidArgument(Where(file, line, f.empty() ? 1 : f.back().column,
                                            "expected 5 fields, got " + std::to_string(f.size())));

@@ -23,7 +23,7 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
     return Status::InvalidArgument("--swf-procs-per-gpu: must be >= 1");
   RowParser parse = [&file, &options](const std::vector<Field>& f, uint64_t line, size_t,
                                       TraceJob* job, std::string* account, std::string* user,
-                                      bool* filtered) -> Status {
+                                      std::string* not_replayed) -> Status {
     if (f.size() != 18)
       return Status::InvalidArgument(Where(file, line, f.empty() ? 1 : f.back().column,
                                            "expected 18 fields, got " + std::to_string(f.size())));
@@ -52,7 +52,8 @@ Status ReadSwf(std::string_view text, const std::string& file, const TraceOption
     if (!(bound = AtMost(file, line, f[3], "run time", double(v[3]), kMaxJobDuration, "10 years")).ok()) return bound;
     int64_t procs = v[7] > 0 ? v[7] : v[4];
     if (v[3] <= 0 || procs <= 0) {
-      *filtered = true;  // never ran, or no processor count: nothing to replay
+      // Never ran, or no processor count: nothing to replay.
+      *not_replayed = "job(s) never ran and are not replayed";
       return Status::Ok();
     }
     int64_t gpus = (procs + options.procs_per_gpu - 1) / options.procs_per_gpu;

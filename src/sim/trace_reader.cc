@@ -19,8 +19,10 @@ Status ParseTraceFormat(std::string_view name, TraceFormat* out) {
     *out = TraceFormat::kPhilly;
   } else if (name == "swf") {
     *out = TraceFormat::kSwf;
+  } else if (name == "sacct") {
+    *out = TraceFormat::kSacct;
   } else {
-    return Status::InvalidArgument("--format: expected native, philly or swf, got '" +
+    return Status::InvalidArgument("--format: expected native, philly, swf or sacct, got '" +
                                    std::string(name) + "'");
   }
   return Status::Ok();
@@ -80,7 +82,7 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
   *out = Workload();
   *stats = ReadStats();
   std::vector<Field> fields;
-  bool header_seen = spec.header.empty();
+  bool header_seen = spec.header.empty() && !spec.named_header;
   size_t columns = 0;  // of the header seen
   uint64_t line_no = 0;
   size_t pos = 0;
@@ -95,11 +97,26 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     if (first == std::string_view::npos) continue;  // blank line
     if (spec.comment != '\0' && line[first] == spec.comment) continue;
     SplitError split_error;
-    bool split = SplitFields(line, spec.separator, &fields, &split_error);
+    bool split = true;
+    if (spec.quoted_fields) {
+      split = SplitFields(line, spec.separator, &fields, &split_error);
+    } else {
+      SplitUnquoted(line, spec.separator, &fields);
+    }
     if (!header_seen) {
       if (!split) {
         *out = Workload();
         return Status::InvalidArgument(Where(file, line_no, split_error.column, "header: " + split_error.what));
+      }
+      if (spec.named_header) {
+        Status st = spec.named_header(fields, line_no);
+        if (!st.ok()) {
+          *out = Workload();
+          return st;
+        }
+        columns = fields.size();
+        header_seen = true;
+        continue;
       }
       size_t required = spec.required_columns == 0 ? spec.header.size() : spec.required_columns;
       bool same = fields.size() >= required && fields.size() <= spec.header.size();
@@ -120,9 +137,8 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
     }
     ++stats->rows;
     TraceJob job;
-    std::string account, user;
-    bool filtered = false;
-    Status st = split ? parse(fields, line_no, columns, &job, &account, &user, &filtered)
+    std::string account, user, not_replayed;
+    Status st = split ? parse(fields, line_no, columns, &job, &account, &user, &not_replayed)
                       : Status::InvalidArgument(Where(file, line_no, split_error.column, split_error.what));
     if (!st.ok()) {
       if (!options.skip_bad_rows) {
@@ -134,8 +150,9 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
         stats->first_errors.push_back(st.message());
       continue;
     }
-    if (filtered) {
+    if (!not_replayed.empty()) {
       ++stats->filtered;
+      stats->CountNotReplayed(not_replayed);
       continue;
     }
     job.account = out->InternAccount(account);
@@ -150,25 +167,25 @@ Status ReadRows(std::string_view text, const std::string& file, const FormatSpec
   return Status::Ok();
 }
 
+void ApplyDefaultContract(const TraceOptions& options, TraceJob* job) {
+  // A job is never refused for a contract it did not declare: with no
+  // --min-runtime text, ValidateContract cannot fail.
+  BudgetConfig site;
+  site.default_min_runtime = options.default_min_runtime;
+  JobContract contract;
+  (void)ValidateContract(nullptr, options.default_resumable, job->time_limit, site, &contract);
+  job->min_runtime = contract.min_runtime;
+  job->resumable = contract.resumable;
+}
+
 Status ReadRowsWithDefaultContract(std::string_view text, const std::string& file, const FormatSpec& spec,
                                    const RowParser& parse, const TraceOptions& options, Workload* out,
                                    ReadStats* stats) {
   RowParser with_contract = [&parse, &options](const std::vector<Field>& fields, uint64_t line, size_t columns,
                                                TraceJob* job, std::string* account, std::string* user,
-                                               bool* filtered) -> Status {
-    Status st = parse(fields, line, columns, job, account, user, filtered);
-    if (st.ok() && !*filtered) {
-      // The contract the controller gives a job that declared none
-      // (src/libbudget/policy/job_contract.h ValidateContract without
-      // --min-runtime): the default, cut to the job's time limit. A job is
-      // never refused for a contract it did not declare.
-      BudgetConfig site;
-      site.default_min_runtime = options.default_min_runtime;
-      JobContract contract;
-      (void)ValidateContract(nullptr, options.default_resumable, job->time_limit, site, &contract);
-      job->min_runtime = contract.min_runtime;
-      job->resumable = contract.resumable;
-    }
+                                               std::string* not_replayed) -> Status {
+    Status st = parse(fields, line, columns, job, account, user, not_replayed);
+    if (st.ok() && not_replayed->empty()) ApplyDefaultContract(options, job);
     return st;
   };
   Status st = ReadRows(text, file, spec, with_contract, options, out, stats);
@@ -188,6 +205,7 @@ Status ReadTraceText(std::string_view text, const std::string& file, TraceFormat
     case TraceFormat::kNative: return ReadNative(text, file, options, out, stats);
     case TraceFormat::kPhilly: return ReadPhilly(text, file, options, out, stats);
     case TraceFormat::kSwf: return ReadSwf(text, file, options, out, stats);
+    case TraceFormat::kSacct: return ReadSacct(text, file, options, out, stats);
   }
   return Status::InvalidArgument("unknown trace format");
 }
@@ -202,6 +220,16 @@ Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOpt
   return ReadTraceText(buf.str(), file, format, options, out, stats);
 }
 
+void ReadStats::CountNotReplayed(const std::string& why) {
+  for (auto& [known, count] : not_replayed) {
+    if (known == why) {
+      ++count;
+      return;
+    }
+  }
+  not_replayed.emplace_back(why, 1);
+}
+
 std::vector<std::string> ReadWarnings(const std::string& file, const ReadStats& stats) {
   std::vector<std::string> lines;
   if (stats.bad_rows > 0) {
@@ -209,8 +237,8 @@ std::vector<std::string> ReadWarnings(const std::string& file, const ReadStats& 
                     std::to_string(stats.rows) + " data rows (the header not counted); first:");
     for (const std::string& e : stats.first_errors) lines.push_back("  " + e);
   }
-  if (stats.filtered > 0)
-    lines.push_back(file + ": " + std::to_string(stats.filtered) + " job(s) never ran and are not replayed");
+  for (const auto& [why, count] : stats.not_replayed)
+    lines.push_back(file + ": " + std::to_string(count) + " " + why);
   return lines;
 }
 

@@ -1,5 +1,6 @@
-// Trace readers: native CSV, Microsoft Philly CSV and the Standard Workload
-// Format (SWF), each into a Workload.
+// Trace readers: native CSV, Microsoft Philly CSV, the Standard Workload
+// Format (SWF) and Slurm's own accounting (`sacct -P`), each into a
+// Workload.
 //
 //   native  header `submit,account,user,gpus,duration,min_runtime,resumable,
 //           priority[,time_limit]`; times in seconds; resumable
@@ -19,6 +20,11 @@
 //           is the requested time (field 9) rounded up to whole minutes
 //           (DeriveTimeLimit(requested, 1)), or derived when it is unknown
 //           (-1) or 0.
+//   sacct   `sacct -a -X -P --format=JobID,Account,User,Submit,Start,
+//           Elapsed,Timelimit,AllocTRES,State[,AdminComment]` (sacct_trace.h):
+//           columns found by name in the header line, in any order; jobs
+//           that did not run to an end, steps and jobs without GPUs are
+//           counted in ReadStats::filtered, per reason.
 // "Derived" is DeriveTimeLimit(duration, time_limit_factor) (workload.h).
 // Every format: submit times in [0, kMaxSubmitTime] (a philly timestamp
 // before 1970 is an error), durations and min-runtimes at most
@@ -41,6 +47,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "libbudget/status.h"
@@ -49,9 +56,9 @@
 namespace budget {
 namespace sim {
 
-enum class TraceFormat { kNative, kPhilly, kSwf };
+enum class TraceFormat { kNative, kPhilly, kSwf, kSacct };
 
-// "native" | "philly" | "swf"; InvalidArgument otherwise.
+// "native" | "philly" | "swf" | "sacct"; InvalidArgument otherwise.
 Status ParseTraceFormat(std::string_view name, TraceFormat* out);
 
 struct TraceOptions {
@@ -71,11 +78,16 @@ struct ReadStats {
   uint64_t rows = 0;       // data rows seen (not the header, blank or comment lines)
   uint64_t bad_rows = 0;   // dropped because malformed (skip_bad_rows)
   uint64_t filtered = 0;   // well-formed but not replayable (swf: never ran)
+  // `filtered` by reason, in the order first seen: the phrase ReadWarnings
+  // prints after the count, e.g. "job(s) never ran and are not replayed".
+  std::vector<std::pair<std::string, uint64_t>> not_replayed;
   // Jobs whose contract is TraceOptions' default because the format carries
-  // none (philly, swf).
+  // none (philly, swf; sacct rows without a contract record).
   uint64_t default_contract = 0;
   std::vector<std::string> first_errors;  // at most kKeptErrors
   static constexpr size_t kKeptErrors = 5;
+
+  void CountNotReplayed(const std::string& why);
 };
 
 // Reads `text` (the content of `file`, named in messages) into *out, which
@@ -89,7 +101,8 @@ Status ReadTraceFile(const std::string& file, TraceFormat format, const TraceOpt
 // What budget-sim says on stderr of a read of `file`, one line each: the
 // malformed rows skipped, "<file>: skipped 1 malformed row(s) of 5 data
 // rows (the header not counted); first:" then the first errors indented;
-// the jobs that never ran. Empty when there is nothing to say.
+// then one line per reason rows were not replayed, "<file>: 2 job(s) never
+// ran and are not replayed". Empty when there is nothing to say.
 std::vector<std::string> ReadWarnings(const std::string& file, const ReadStats& stats);
 
 // The line budget-sim prints at the head of its table when the default
