@@ -1161,8 +1161,8 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
 
 // explain: when time slicing can start a pending job, beside Slurm's
 // estimate. 16 GPUs: pretrain's 205 (rank 3, as 201) and robotics' 211
-// (rank 4, behind it, protected 2 minutes more) hold all of them; 201 is the
-// only pending job. Only 211's GPUs can come to it, at kNow + 120.
+// (rank 4, behind it, protected through kNow + 120) hold all of them; 201
+// is the only pending job. Only 211's GPUs can come to it, from kNow + 121.
 void TestExplainTimeSlicedStart(void**) {
   TempFiles tmp;
   std::string file = tmp.dir + "/snap.json";
@@ -1181,15 +1181,15 @@ void TestExplainTimeSlicedStart(void**) {
   };
   sbudget::Io io;
   assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, env, &io), 0);
-  AssertContains(io.out, "slicing     time slicing can start it from " + sbudget::FormatTimestamp(kNow + 120) +
-                             " (in 00:02:00),");
+  AssertContains(io.out, "slicing     time slicing can start it from " + sbudget::FormatTimestamp(kNow + 121) +
+                             " (in 00:02:01),");
   AssertContains(io.out, "8 GPUs (its own)");
   assert_int_equal(Run({"explain", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);
   json_object* root = json_tokener_parse(io.out.c_str());
   assert_non_null(root);
   json_object* v = nullptr;
   assert_true(json_object_object_get_ex(json_object_array_get_idx(root, 0), "timeslice_start", &v));
-  assert_int_equal(json_object_get_int64(v), kNow + 120);
+  assert_int_equal(json_object_get_int64(v), kNow + 121);
   json_object_put(root);
   // With 211 of pretrain's own rank instead, nothing can come to it.
   s.jobs.back().rank = 3;

@@ -20,8 +20,10 @@ StartEstimate EstimateStart(const SnapshotJob& job, const std::vector<SnapshotJo
     if (!r.allocated) {
       releases.emplace_back(now, r.gpus);
     } else if (r.rank != FairShareOrder::kNoRank && r.rank > job.rank) {
-      const TimePoint end = r.protection_end == SnapshotJob::kNoTime ? now : r.protection_end;
-      releases.emplace_back(std::max(now, end), r.gpus);
+      // The snapshot's protection_end is the last protected second
+      // (report_snapshot.h); the pass may take the GPUs from the next.
+      const TimePoint free_from = r.protection_end == SnapshotJob::kNoTime ? now : r.protection_end + 1;
+      releases.emplace_back(std::max(now, free_from), r.gpus);
     }
   }
   const uint64_t capacity = capacity_gpus > 0 ? uint64_t(capacity_gpus) : 0;

@@ -8,8 +8,9 @@
 // the pass may take for the job (timeslice_plan.h):
 //   - GPUs free now (capacity minus the running jobs' GPUs);
 //   - a running unallocated job's GPUs, now;
-//   - a running allocated job's GPUs at its protection end (now if past),
-//     when its tree node ranks behind the job's;
+//   - a running allocated job's GPUs from the second after its protection
+//     end (the snapshot's last protected second; now if past), when its
+//     tree node ranks behind the job's;
 // in time order, after the GPUs of the allocated jobs waiting ahead of it
 // (they are served first). The estimate is the first time those GPUs
 // cover the job's plus those ahead; the pass then starts it at its next

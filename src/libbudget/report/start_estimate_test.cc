@@ -36,13 +36,13 @@ SnapshotJob Pending(uint32_t id, uint32_t gpus, uint32_t rank) {
 }
 
 void test_head_of_line_waits_for_a_lower_ranked_protection(void**) {
-  // 8 GPUs of rank 2 protected until 1300, 8 of rank 0 until 1100: a job
-  // of rank 1 asking 8 GPUs takes the rank-2 job's at 1300 (the rank-0
-  // job ranks ahead of it: not counted).
+  // 8 GPUs of rank 2 protected through 1300, 8 of rank 0 through 1100: a
+  // job of rank 1 asking 8 GPUs takes the rank-2 job's from 1301 (the
+  // rank-0 job ranks ahead of it: not counted).
   std::vector<SnapshotJob> running = {Job(1, 8, 2, true, 1300), Job(2, 8, 0, true, 1100)};
   StartEstimate e = EstimateStart(Pending(3, 8, 1), {}, running, kCapacity, kNow);
   assert_true(e.known);
-  assert_int_equal(e.at, 1300);
+  assert_int_equal(e.at, 1301);
   assert_int_equal(e.gpus_needed, 8);
   assert_int_equal(e.gpus_free_now, 0);
   assert_int_equal(e.gpus_releasable, 8);
@@ -50,7 +50,7 @@ void test_head_of_line_waits_for_a_lower_ranked_protection(void**) {
 
 void test_free_gpus_and_unallocated_work_count_now(void**) {
   // 4 GPUs free, 4 of unallocated work: a 8-GPU job can start now; a
-  // 12-GPU job also needs the rank-2 job's 8 at 1300.
+  // 12-GPU job also needs the rank-2 job's 8, from 1301.
   std::vector<SnapshotJob> running = {Job(1, 8, 2, true, 1300), Job(2, 4, FairShareOrder::kNoRank, false, 0)};
   StartEstimate e = EstimateStart(Pending(3, 8, 1), {}, running, kCapacity, kNow);
   assert_true(e.known);
@@ -58,22 +58,22 @@ void test_free_gpus_and_unallocated_work_count_now(void**) {
   assert_int_equal(e.gpus_free_now, 8);
   e = EstimateStart(Pending(3, 12, 1), {}, running, kCapacity, kNow);
   assert_true(e.known);
-  assert_int_equal(e.at, 1300);
-  // Past its protection, the rank-2 job's GPUs count now.
-  running[0].protection_end = 900;
+  assert_int_equal(e.at, 1301);
+  // Past its protection (its last protected second gone), now.
+  running[0].protection_end = kNow - 1;
   e = EstimateStart(Pending(3, 12, 1), {}, running, kCapacity, kNow);
   assert_int_equal(e.at, kNow);
 }
 
 void test_jobs_ahead_are_served_first(void**) {
-  // Two lower-ranked 8-GPU jobs end their protection at 1200 and 1500; an
-  // allocated 8-GPU job waits ahead: ours gets the second, at 1500.
+  // Two lower-ranked 8-GPU jobs are protected through 1200 and 1500; an
+  // allocated 8-GPU job waits ahead: ours gets the second, from 1501.
   // Unallocated work waiting ahead takes nothing from it.
   std::vector<SnapshotJob> running = {Job(1, 8, 3, true, 1200), Job(2, 8, 4, true, 1500)};
   SnapshotJob free_work = Job(9, 8, FairShareOrder::kNoRank, false, 0, SnapshotJobState::kPending);
   StartEstimate e = EstimateStart(Pending(3, 8, 1), {Pending(4, 8, 0), free_work}, running, kCapacity, kNow);
   assert_true(e.known);
-  assert_int_equal(e.at, 1500);
+  assert_int_equal(e.at, 1501);
   assert_int_equal(e.gpus_needed, 16);
 }
 
