@@ -50,9 +50,9 @@ b1=$(job teamb 0:20 1 --resumable) || fail_now "submit b1"
 timeslice_start_of() {
   "$BUILD_DIR/src/sbudget/sbudget" explain "$1" --json 2>/dev/null | jq -er '.[0].timeslice_start // empty'
 }
-b1_estimate=''
-estimate_known() { b1_estimate=$(timeslice_start_of "$b1") && [ -n "$b1_estimate" ]; }
+estimate_known() { [ -n "$(timeslice_start_of "$b1")" ]; }
 check "sbudget explain gives b1 a start from time slicing while it waits" poll 5 estimate_known
+b1_estimate=$(timeslice_start_of "$b1")  # (check runs its command in a subshell)
 check "... the first second after a1's protection (start + 21 s, estimate $b1_estimate)" \
   test "${b1_estimate:-0}" -eq "$a1_end"
 check "a1 is not preempted before its min-runtime (20 s) by the under-served team" running_until "$a1" $((a1_end - 1))
