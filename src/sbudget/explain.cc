@@ -14,6 +14,7 @@
 #include "libbudget/config/log_safe.h"
 #include "libbudget/policy/order.h"
 #include "libbudget/config/time_string.h"
+#include "libbudget/report/start_estimate.h"
 #include "sbudget/report_table.h"
 
 namespace sbudget {
@@ -146,7 +147,34 @@ void ExplainQueue(const std::vector<QueuedJob>& queue, const QueuedJob& job, std
   }
 }
 
-// A job Slurm says is pending: its place is its priority.
+// When time slicing can start the pending job `self` (start_estimate.h):
+// the suite's own estimate beside Slurm's, which plans by time limits.
+void ExplainTimeslicedStart(const ReportSnapshot& snapshot, const std::vector<QueuedJob>& queue,
+                            const QueuedJob& self, TimePoint now, std::string* out, JobFacts* facts) {
+  if (!self.job.allocated || self.job.rank == FairShareOrder::kNoRank) return;
+  std::vector<SnapshotJob> ahead, running;
+  for (const QueuedJob& q : queue)
+    if (q.job.queue_position < self.job.queue_position) ahead.push_back(q.job);
+  for (const SnapshotJob& j : snapshot.jobs)
+    if (j.state == SnapshotJobState::kRunning) running.push_back(j);
+  const budget::StartEstimate e = budget::EstimateStart(self.job, ahead, running, snapshot.capacity_gpus, now);
+  const std::string needed = std::to_string(e.gpus_needed) + " GPUs (its own" +
+                             (e.gpus_needed > self.job.gpus ? " and the allocated jobs ahead of it)" : ")");
+  if (!e.known) {
+    Line(out, "slicing", "time slicing cannot start it before work of allocations ranked ahead of it ends: " +
+                             needed + " needed, " + std::to_string(e.gpus_releasable) +
+                             " free or held by work ranked behind it");
+    return;
+  }
+  facts->timeslice_start = e.at;
+  const std::string when = e.at <= now ? std::string("at its next pass")
+                                       : "from " + FormatTimestamp(e.at) + " (" + Relative(e.at, now) +
+                                             "), when work ranked behind it ends its protection";
+  Line(out, "slicing", "time slicing can start it " + when + ": " + needed +
+                           ", counted over the cluster, not per node; if no allocation ahead of it submits "
+                           "more, and no hero hold or quick-start reserve takes them");
+}
+
 // A job Slurm says is pending: its place is its priority. `queue` is
 // Slurm's pending jobs as PlacePendingJobs placed them (null: not listed).
 void ExplainPendingJob(const SlurmJob& slurm, const std::vector<QueuedJob>* queue,
@@ -208,6 +236,7 @@ void ExplainPendingJob(const SlurmJob& slurm, const std::vector<QueuedJob>* queu
     ExplainQueue(*queue, *self, out);
     facts->queue_position = self->job.queue_position;
     facts->queue_length = queue->size();
+    if (self->decoded) ExplainTimeslicedStart(*snapshot, *queue, *self, now, out, facts);
   }
 }
 
@@ -509,6 +538,7 @@ std::string FormatExplanationsJson(const std::vector<Explanation>& jobs) {
     add("submit_time", time_or_null(e.slurm.submit_time));
     add("start_time", time_or_null(e.slurm.start_time));
     add("estimated_start", time_or_null(f.estimated_start));
+    add("timeslice_start", time_or_null(f.timeslice_start));
     add("protection_end", f.protection_end != SnapshotJob::kNoTime ? json_object_new_int64(f.protection_end)
                                                                    : nullptr);
     add("preempted_by", f.preempted_by > 0 ? json_object_new_int64(f.preempted_by) : nullptr);

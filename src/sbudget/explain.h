@@ -101,6 +101,9 @@ struct JobFacts {
   uint32_t queue_position = budget::SnapshotJob::kNoPosition;  // 0: next
   size_t queue_length = 0;
   budget::TimePoint estimated_start = 0;  // 0: none
+  // When time slicing can start it (libbudget/report/start_estimate.h);
+  // 0: no such estimate.
+  budget::TimePoint timeslice_start = 0;
   budget::TimePoint protection_end = budget::SnapshotJob::kNoTime;
   uint32_t preempted_by = 0;    // 0: not preempted (or left a draining node)
   std::string preemption_rule;  // "" when neither
@@ -126,7 +129,7 @@ struct Explanation {
 // A JSON array, one object per job: job_id, state, reason, user, account,
 // gpus, min_runtime, resumable, allocation, allocated, tree_rank, priority,
 // queue_position (1 = next), queue_length, submit_time, start_time,
-// estimated_start, protection_end, preempted_by, preemption_rule,
+// estimated_start, timeslice_start, protection_end, preempted_by, preemption_rule,
 // refused_change, refused_change_at (null where a value does not apply or
 // is unknown), and explanation (the text's lines).
 std::string FormatExplanationsJson(const std::vector<Explanation>& jobs);

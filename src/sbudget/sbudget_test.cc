@@ -1159,6 +1159,46 @@ void TestExplainAndHistoryThroughTheCommandLine(void**) {
   AssertContains(io.err, "cannot write /nonexistent/x.svg");
 }
 
+// explain: when time slicing can start a pending job, beside Slurm's
+// estimate. 16 GPUs: pretrain's 205 (rank 3, as 201) and robotics' 211
+// (rank 4, behind it, protected through kNow + 120) hold all of them; 201
+// is the only pending job. Only 211's GPUs can come to it, from kNow + 121.
+void TestExplainTimeSlicedStart(void**) {
+  TempFiles tmp;
+  std::string file = tmp.dir + "/snap.json";
+  ReportSnapshot s = Fixture();
+  s.capacity_gpus = 16;
+  SnapshotJob behind = Job(211, SnapshotJobState::kRunning, "robotics", 4, SnapshotJob::kNoPosition);
+  behind.account = "robotics";
+  behind.start_time = kNow - 780;
+  behind.protection_end = kNow + 120;
+  s.jobs.push_back(behind);
+  assert_true(budget::WriteReportSnapshot(s, file).ok());
+  sbudget::Environment env = TestEnv("/nonexistent");
+  env.load_jobs = [](std::vector<sbudget::SlurmJob>* out) {
+    *out = {PendingInSlurm()[0]};
+    return Status::Ok();
+  };
+  sbudget::Io io;
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.out, "slicing     time slicing can start it from " + sbudget::FormatTimestamp(kNow + 121) +
+                             " (in 00:02:01),");
+  AssertContains(io.out, "8 GPUs (its own)");
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--json", "--snapshot", file}, env, &io), 0);
+  json_object* root = json_tokener_parse(io.out.c_str());
+  assert_non_null(root);
+  json_object* v = nullptr;
+  assert_true(json_object_object_get_ex(json_object_array_get_idx(root, 0), "timeslice_start", &v));
+  assert_int_equal(json_object_get_int64(v), kNow + 121);
+  json_object_put(root);
+  // With 211 of pretrain's own rank instead, nothing can come to it.
+  s.jobs.back().rank = 3;
+  assert_true(budget::WriteReportSnapshot(s, file).ok());
+  assert_int_equal(Run({"explain", "-A", "pretrain", "--snapshot", file}, env, &io), 0);
+  AssertContains(io.out, "slicing     time slicing cannot start it before work of allocations ranked\n"
+                         "              ahead of it ends: 8 GPUs (its own) needed, 0 free or held by work");
+}
+
 // explain -u/-A: every job of a user or account, the pending ones placed
 // among all pending jobs, with Slurm's estimated start; --json for scripts.
 void TestExplainEveryJobOfAnAccount(void**) {
@@ -1378,6 +1418,7 @@ int main() {
       cmocka_unit_test(TestUsageErrorsExitTwo),
       cmocka_unit_test(TestExplainAndHistoryThroughTheCommandLine),
       cmocka_unit_test(TestExplainEveryJobOfAnAccount),
+      cmocka_unit_test(TestExplainTimeSlicedStart),
       cmocka_unit_test(TestMetricsWritesTheStateFilesAsText),
       cmocka_unit_test(TestValidate),
       cmocka_unit_test(TestDiffAsUser),

@@ -271,8 +271,6 @@ int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, ui
   budget::GpuRequest request;
   bool steerable = base_mode == SELECT_MODE_RUN_NOW && job_ptr->details && !job_ptr->details->req_node_bitmap &&
                    JobGpuRequest(job_ptr, min_nodes, &request);
-  // Backfill's will-run tests (thousands a cycle) need only the held
-  // nodes: the view is built for them only when the hero plan is due.
   // A job the time-slicing pass granted a preemption since the plan was
   // made: the grant can make the hero (hero_plan.h sets granted jobs aside
   // in AccountRanksFirst), whose hold may bar this job, so the plan is made
@@ -284,6 +282,8 @@ int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, ui
   const bool newly_granted =
       job_ptr->priority == budget::kGrantedPriority &&
       !std::binary_search(g_state.granted_seen.begin(), g_state.granted_seen.end(), job_ptr->job_id);
+  // Backfill's will-run tests (thousands a cycle) need only the held
+  // nodes: the view is built for them only when the hero plan is due.
   NodeView view;
   if (steerable || newly_granted || g_state.plan_time != now) view = BuildNodeView();
   RefreshHeroPlan(view, now, newly_granted);

@@ -8,6 +8,8 @@
 #   - a multi-node job is preempted whole, never half;
 #   - a requeued job gets a fresh protection window when it starts again;
 #   - unallocated work (min-runtime 0) is preempted at once by allocated work;
+#   - sbudget explain's estimate from time slicing for a waiting job is the
+#     protection end it waits for, and the job starts within a pass of it;
 #   - a drained node running a long job promises when it will be empty and
 #     empties right after that job's protection ends; the drain is counted
 #     (and its departure under its rule, which sbudget metrics shows);
@@ -41,6 +43,23 @@ a1_end=$(( $(start_epoch "$a1") + 20 + 1 ))
 # teamb has used nothing: far more under-served than teama.
 b1_submitted=$(date +%s)
 b1=$(job teamb 0:20 1 --resumable) || fail_now "submit b1"
+# sbudget explain's own estimate while b1 waits at the head of the queue:
+# a1 ranks behind it and is protected, so time slicing can start b1 at a1's
+# protection end (libbudget/report/start_estimate.h); b1's real start is
+# checked against it below.
+timeslice_start_of() {
+  "$BUILD_DIR/src/sbudget/sbudget" explain "$1" --json 2>/dev/null | jq -er '.[0].timeslice_start // empty'
+}
+# The report snapshot is written every pass (2 s): one written before a1
+# started lists no running job, and explain then says b1 can start at once;
+# the next one lists a1.
+estimate_is() {
+  local got; got=$(timeslice_start_of "$b1")
+  [ "$got" = "$1" ] || { echo "sbudget explain's estimate for b1: ${got:-none}, expected $1"; return 1; }
+}
+check "sbudget explain gives b1 the first second after a1's protection (start + 21 s) while it waits" \
+  poll 10 estimate_is "$a1_end"
+b1_estimate=$a1_end
 check "a1 is not preempted before its min-runtime (20 s) by the under-served team" running_until "$a1" $((a1_end - 1))
 check "b1 waits while a1 is protected" state_is "$b1" PENDING
 # Backfill stamps a cycle only when a job waits. The stamp, not sdiag's
@@ -62,6 +81,13 @@ explain_has() { local out; out=$(COLUMNS=1000 "$BUILD_DIR/src/sbudget/sbudget" e
 check "sbudget explain names a1's preemptor and rule" \
   explain_has "$a1" "by job $b1, rule \"over-served allocation\"; requeued (resumable)"
 check "b1 runs" wait_state "$b1" RUNNING 20
+# Within one pass (2 s) of the estimate, and a second for a1 to leave.
+within_a_pass() {
+  local started; started=$(start_epoch "$b1")
+  [ "$started" -ge "${b1_estimate:-0}" ] && [ "$started" -le $(( ${b1_estimate:-0} + 2 + 1 )) ] ||
+    { echo "b1 started at $started, estimated $b1_estimate"; return 1; }
+}
+check "b1 started within one pass of sbudget explain's estimate" within_a_pass
 check "a1 left both of its nodes (never half-preempted): one node busy, with b1" poll 10 busy_nodes_are 1
 check "the log names preemptor, preemptee, both usage ratios and the rule" \
   poll 5 log_has "preempts job $a1 (teama, usage ratio "
