@@ -72,6 +72,16 @@ json_object* DistributionJson(const Distribution& d) {
   return o;
 }
 
+// What a team (an account, or a top-level team) was owed and delivered.
+json_object* ServiceJson(const TeamResult& t) {
+  json_object* o = json_object_new_object();
+  json_object_object_add(o, "entitlement", json_object_new_double(t.entitlement));
+  json_object_object_add(o, "owed_gpu_hours", json_object_new_double(t.owed_gpu_hours));
+  json_object_object_add(o, "delivered_gpu_hours", json_object_new_double(t.delivered_gpu_hours));
+  json_object_object_add(o, "delivered_over_owed", json_object_new_double(t.delivered_over_owed));
+  return o;
+}
+
 }  // namespace
 
 std::string FormatFamilyTable(const std::vector<MixOutcome>& outcomes, const std::vector<PolicySummary>& summaries,
@@ -173,11 +183,7 @@ std::string FormatFamilyJson(const std::vector<MixOutcome>& outcomes, const std:
       json_object_object_add(po, "preemptions", json_object_new_int64(int64_t(o.result.preemptions)));
       json_object* teams = json_object_new_object();
       for (const TeamResult& t : o.result.teams) {
-        json_object* team = json_object_new_object();
-        json_object_object_add(team, "entitlement", json_object_new_double(t.entitlement));
-        json_object_object_add(team, "owed_gpu_hours", json_object_new_double(t.owed_gpu_hours));
-        json_object_object_add(team, "delivered_gpu_hours", json_object_new_double(t.delivered_gpu_hours));
-        json_object_object_add(team, "delivered_over_owed", json_object_new_double(t.delivered_over_owed));
+        json_object* team = ServiceJson(t);
         json_object_object_add(team, "debug_jobs", json_object_new_int64(int64_t(t.debug_wait.count)));
         json_object_object_add(team, "debug_p90", json_object_new_double(t.debug_wait.p90));
         json_object_object_add(team, "debug_p50", json_object_new_double(t.debug_wait.p50));
@@ -185,14 +191,7 @@ std::string FormatFamilyJson(const std::vector<MixOutcome>& outcomes, const std:
       }
       json_object_object_add(po, "teams", teams);
       json_object* top_teams = json_object_new_object();
-      for (const TeamResult& t : o.result.top_teams) {
-        json_object* team = json_object_new_object();
-        json_object_object_add(team, "entitlement", json_object_new_double(t.entitlement));
-        json_object_object_add(team, "owed_gpu_hours", json_object_new_double(t.owed_gpu_hours));
-        json_object_object_add(team, "delivered_gpu_hours", json_object_new_double(t.delivered_gpu_hours));
-        json_object_object_add(team, "delivered_over_owed", json_object_new_double(t.delivered_over_owed));
-        json_object_object_add(top_teams, t.account.c_str(), team);
-      }
+      for (const TeamResult& t : o.result.top_teams) json_object_object_add(top_teams, t.account.c_str(), ServiceJson(t));
       json_object_object_add(po, "top_teams", top_teams);
       json_object_object_add(policies, options.policies[p].c_str(), po);
     }

@@ -17,6 +17,13 @@ double Percentile(const std::vector<double>& sorted, double p) {
   size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * double(sorted.size())));
   return sorted[std::min(sorted.size(), std::max<size_t>(1, rank)) - 1];
 }
+
+void CopyService(const ServiceReport& r, TeamResult* team) {
+  team->owed_gpu_hours = r.owed_gpu_seconds / 3600.0;
+  team->delivered_gpu_hours = r.delivered_gpu_seconds / 3600.0;
+  team->delivered_over_owed = r.delivered_over_owed;
+  team->owed_delivered_fraction = r.owed_delivered_fraction;
+}
 }  // namespace
 
 WaitStats ComputeWaitStats(std::vector<double>* values) {
@@ -145,12 +152,8 @@ void RunMetrics::Finish(PolicyResult* out) {
     team.account = account;
     team.entitlement = entitlement;
     if (st.ok()) {
-      const ServiceReport& r = reports[account];
-      team.owed_gpu_hours = r.owed_gpu_seconds / 3600.0;
-      team.delivered_gpu_hours = r.delivered_gpu_seconds / 3600.0;
-      team.delivered_over_owed = r.delivered_over_owed;
-      team.owed_delivered_fraction = r.owed_delivered_fraction;
-      team.hours = r.hours;
+      CopyService(reports[account], &team);
+      team.hours = reports[account].hours;
     }
     team.free_gpu_hours = ledger_->WindowUsage(account, Ledger::Series::kUnallocated, end_) / 3600.0;
     team.debug_wait = ComputeWaitStats(&waits_debug_by_account_[index_of[account]]);
@@ -167,13 +170,7 @@ void RunMetrics::Finish(PolicyResult* out) {
     TeamResult team;
     team.account = key.substr(sizeof kTopTeamPrefix - 1);
     team.entitlement = entitlement;
-    if (team_st.ok()) {
-      const ServiceReport& r = team_reports[key];
-      team.owed_gpu_hours = r.owed_gpu_seconds / 3600.0;
-      team.delivered_gpu_hours = r.delivered_gpu_seconds / 3600.0;
-      team.delivered_over_owed = r.delivered_over_owed;
-      team.owed_delivered_fraction = r.owed_delivered_fraction;
-    }
+    if (team_st.ok()) CopyService(team_reports[key], &team);
     team.free_gpu_hours = ledger_->WindowUsage(key, Ledger::Series::kUnallocated, end_) / 3600.0;
     out->top_teams.push_back(std::move(team));
   }
