@@ -40,6 +40,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -57,6 +58,7 @@ struct ThreadConfig {
   std::string budget_conf;
   budget::Seconds interval = 30;
   budget::Seconds default_min_runtime = 0;
+  budget::Seconds preempt_notice = 0;  // PreemptNotice
   budget::QuickStartRule quick;  // QuickStartGpus, QuickStartMinRuntime
   std::string state_dir;
   // PreemptMode=OFF: drains still run at contract end, nothing is time
@@ -102,6 +104,13 @@ class TimesliceThread {
   // Used by the thread only: NodesLastChanged() as the last pass read it,
   // and the second that pass ran in.
   budget::TimePoint nodes_seen_ = -1, pass_second_ = -1;
+  // Used by the thread only: the earliest end of a notice still running
+  // (0: none). A pass follows it, so that the job leaves when its notice
+  // ends, not up to a TimesliceInterval later.
+  budget::TimePoint next_notice_end_ = 0;
+  // Used by the thread only: jobs that left in their notice whose requeue
+  // Slurm refused, not tried (nor logged) again.
+  std::set<uint32_t> requeue_refused_;
 };
 
 }  // namespace timeslice
