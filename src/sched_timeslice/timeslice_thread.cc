@@ -189,19 +189,6 @@ void TimesliceThread::Pass() {
   budget::PackingState packing;
   bool has_packing = budget::LoadPackingState(config.state_dir + "/" + budget::kPackingStateFile, &packing).ok();
   budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr, config.quick, now);
-  // Jobs whose notice is over leave now (their note, written when they
-  // were told, stays); the others' next end is when a pass must follow.
-  std::vector<const JobFacts*> notice_over, left_in_notice;
-  next_notice_end_ = 0;
-  for (const JobFacts& job : jobs) {
-    if (job.left_in_notice && job.contract.resumable && !requeue_refused_.count(job.job_id))
-      left_in_notice.push_back(&job);
-    if (job.notice_until == 0) continue;
-    if (job.notice_until <= now)
-      notice_over.push_back(&job);
-    else if (next_notice_end_ == 0 || job.notice_until < next_notice_end_)
-      next_notice_end_ = job.notice_until;
-  }
   if (!config.slicing) in.waiting.clear();  // PreemptMode=OFF: drains only
   budget::TimeslicePlan plan = planner_.Plan(in, now);
   for (const std::string& line : plan.log) Log(line);
@@ -215,39 +202,7 @@ void TimesliceThread::Pass() {
   uint64_t granted_fitting = 0;
   std::vector<std::string> results;
   const budget::TimePoint notice_until = config.preempt_notice > 0 ? now + config.preempt_notice : 0;
-  if (notice_until != 0 && !plan.preemptions.empty() && (next_notice_end_ == 0 || notice_until < next_notice_end_))
-    next_notice_end_ = notice_until;
-  if (!notice_over.empty() || !left_in_notice.empty()) {
-    timeslice_lock_write();
-    try {
-      // A resumable job that left at its signal, as told, is requeued:
-      // Slurm would otherwise record it as done (or failed).
-      for (const JobFacts* job : left_in_notice) {
-        std::string why;
-        if (RequeueLeftJob(job->job_id, &why))
-          results.push_back("job " + std::to_string(job->job_id) + " left in its notice: requeued (resumable)");
-        else {
-          results.push_back("job " + std::to_string(job->job_id) + " left in its notice, not requeued: " + why);
-          if (requeue_refused_.size() >= 10000) requeue_refused_.clear();  // old records are long purged
-          requeue_refused_.insert(job->job_id);
-        }
-      }
-      for (const JobFacts* job : notice_over) {
-        std::string why;
-        const budget::PreemptAction action =
-            job->contract.resumable ? budget::PreemptAction::kRequeue : budget::PreemptAction::kCancel;
-        if (PreemptRunningJob(job->job_id, job->start, action, "", &why))
-          results.push_back("job " + std::to_string(job->job_id) + " leaves: its notice is over (" +
-                            (action == budget::PreemptAction::kRequeue ? "requeued" : "cancelled") + ")");
-        else
-          results.push_back("job " + std::to_string(job->job_id) + " not ended at its notice's end: " + why);
-      }
-    } catch (...) {
-      timeslice_unlock_write();
-      throw;
-    }
-    timeslice_unlock_write();
-  }
+  EndNotices(jobs, now, &results);
   if (!plan.preemptions.empty() || !plan.empty_by.empty() || !plan.starts.empty()) {
     // A job whose victims did not all leave does not get the GPUs.
     std::set<uint32_t> unserved;
@@ -261,6 +216,8 @@ void TimesliceThread::Pass() {
         const bool done = notice_until != 0 ? NoticeRunningJob(p.job_id, p.start, notice_until, p.note, &why)
                                             : PreemptRunningJob(p.job_id, p.start, p.action, p.note, &why);
         if (done) {
+          if (notice_until != 0 && (next_notice_end_ == 0 || notice_until < next_notice_end_))
+            next_notice_end_ = notice_until;
           ++preempted;
           ++added.preemptions_by_rule[budget::PreemptionRuleName(p)];
           results.push_back(notice_until != 0 ? p.log + "; told now, leaves at " + budget::FormatLocalTime(notice_until)
@@ -302,6 +259,51 @@ void TimesliceThread::Pass() {
   const bool kick = granted_fitting > 0;
   if (kick) KickScheduler();
   Summarize(MsSince(started), preempted, plan.new_automated_drains, plan.jobs_tried, kick, now);
+}
+
+void TimesliceThread::EndNotices(const std::vector<JobFacts>& jobs, budget::TimePoint now,
+                                 std::vector<std::string>* results) {
+  std::vector<const JobFacts*> over, left;
+  next_notice_end_ = 0;
+  for (const JobFacts& job : jobs) {
+    if (job.left_in_notice && job.contract.resumable && !requeue_refused_.count(job.job_id)) left.push_back(&job);
+    if (job.notice_until == 0) continue;
+    if (job.notice_until <= now)
+      over.push_back(&job);
+    else if (next_notice_end_ == 0 || job.notice_until < next_notice_end_)
+      next_notice_end_ = job.notice_until;
+  }
+  if (over.empty() && left.empty()) return;
+  timeslice_lock_write();
+  try {
+    // A resumable job that left at its signal, as told, is requeued: Slurm
+    // would otherwise record it as done (or failed), never to run again.
+    for (const JobFacts* job : left) {
+      std::string why;
+      if (RequeueLeftJob(job->job_id, &why)) {
+        results->push_back("job " + std::to_string(job->job_id) + " left in its notice: requeued (resumable)");
+      } else {
+        results->push_back("job " + std::to_string(job->job_id) + " left in its notice, not requeued: " + why);
+        if (requeue_refused_.size() >= 10000) requeue_refused_.clear();  // their records are long purged
+        requeue_refused_.insert(job->job_id);
+      }
+    }
+    // Its note, written when it was told, stays.
+    for (const JobFacts* job : over) {
+      std::string why;
+      const bool resumable = job->contract.resumable;
+      const budget::PreemptAction action = resumable ? budget::PreemptAction::kRequeue : budget::PreemptAction::kCancel;
+      if (PreemptRunningJob(job->job_id, job->start, action, "", &why))
+        results->push_back("job " + std::to_string(job->job_id) + " leaves: its notice is over (" +
+                           (resumable ? "requeued" : "cancelled") + ")");
+      else
+        results->push_back("job " + std::to_string(job->job_id) + " not ended at its notice's end: " + why);
+    }
+  } catch (...) {
+    timeslice_unlock_write();
+    throw;
+  }
+  timeslice_unlock_write();
 }
 
 void TimesliceThread::Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, bool kicked,

@@ -43,11 +43,13 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "libbudget/policy/contract.h"
 #include "libbudget/standing.h"
 #include "libbudget/policy/timeslice_plan.h"
 #include "plugin_support/pass_summary.h"
+#include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/standings_cache.h"
 
 namespace timeslice {
@@ -86,6 +88,10 @@ class TimesliceThread {
   // the standings did.
   bool ChangedSinceLastPass();
   void Pass();
+  // Ends the runs whose notice is over (PreemptNotice), requeues the
+  // resumable jobs that left by themselves in their notice, and sets
+  // next_notice_end_. Takes the write locks when there is anything to do.
+  void EndNotices(const std::vector<JobFacts>& jobs, budget::TimePoint now, std::vector<std::string>* results);
   void ReloadIfChanged();
   void Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, bool kicked, budget::TimePoint now);
 
