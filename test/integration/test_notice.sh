@@ -97,7 +97,9 @@ until2=$(epoch_of "$(notice_note_of "$a2")" 2>/dev/null || echo 0)
 check "a2 runs until its notice ends" running_until "$a2" $((until2 - 1))
 check "a2 is requeued at its notice's end, within a pass" poll 8 requeued "$a2"
 check "the log says a2's notice was over" log_has "preempt/timeslice: job $a2 leaves: its notice is over (requeued)"
-check "b2 starts on the GPUs a2 left" wait_state "$b2" RUNNING 20
+# The requeue signals TERM again, which a2 ignores too: Slurm's KillWait
+# (30 s) passes before its SIGKILL frees the node.
+check "b2 starts on the GPUs a2 left, after KillWait" wait_state "$b2" RUNNING 45
 clear_jobs
 scancel --quiet "$a2"
 
