@@ -324,7 +324,7 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, TimePoint 
   if (dated && notes.notice_until != 0) {
     facts->told_at = told;
     facts->notice_until = notes.notice_until;
-    notice = "told then, notice until " + FormatTimestamp(notes.notice_until) + "; ";
+    notice = "told then, gone by " + FormatTimestamp(notes.notice_until) + "; ";
   }
   if (dated && preempted) {
     facts->preempted_by = note.preempted_by;

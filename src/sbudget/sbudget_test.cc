@@ -741,7 +741,7 @@ void TestExplainTellsOfANotice(void**) {
   slurm.restart_count = 1;
   assert_true(sbudget::ExplainPlacedJob(992, &slurm, nullptr, &s, kNow + 60, &out, &facts).ok());
   AssertContains(out, "preempted   at " + budget::FormatLocalTime(kNow - 20) +
-                          " by job 8, rule \"over-served allocation\"; told then, notice until " +
+                          " by job 8, rule \"over-served allocation\"; told then, gone by " +
                           sbudget::FormatTimestamp(kNow + 40) + "; requeued (resumable), 1 restart(s) so far");
   assert_true(out.find("leaving") == std::string::npos);
   assert_int_equal(facts.notice_until, kNow + 40);
@@ -750,7 +750,7 @@ void TestExplainTellsOfANotice(void**) {
       "", budget::FormatDrainNote(budget::PreemptAction::kRequeue, kNow - 20, "n1"), kNow + 40);
   assert_true(sbudget::ExplainPlacedJob(992, &slurm, nullptr, &s, kNow + 60, &out, &facts).ok());
   AssertContains(out, "drained     told to leave node n1 at " + budget::FormatLocalTime(kNow - 20));
-  AssertContains(out, "told then, notice until " + sbudget::FormatTimestamp(kNow + 40));
+  AssertContains(out, "told then, gone by " + sbudget::FormatTimestamp(kNow + 40));
 }
 
 // job_submit/contract records why it refused a contract change (scontrol

@@ -99,6 +99,12 @@ bool RequeueLeftJob(uint32_t job_id, std::string* why) {
     *why = "it is gone, or no longer a job that left in its notice";
     return false;
   }
+  // Its run ended when it left, before its notice did: the note says so
+  // (job_notes.h), for priority/budget's charge of the run and for
+  // sbudget explain.
+  const budget::JobNotes notes = budget::JobNotesOf(job->system_comment);
+  if (job->end_time > 0 && job->end_time < static_cast<time_t>(notes.notice_until))
+    SetDepartureNote(job, notes.departure, job->end_time);
   int rc = slurm_compat::RequeueJob(job, true);
   if (rc != SLURM_SUCCESS) {
     *why = slurm_strerror(rc);

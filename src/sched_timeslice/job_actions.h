@@ -55,7 +55,7 @@ bool NoticeRunningJob(uint32_t job_id, budget::TimePoint start, budget::TimePoin
 
 // Requeues job `job_id` if it still is a job that left in its notice
 // (job_facts.h LeftInItsNotice): Slurm requeues a finished batch job as
-// `scontrol requeue` does. Returns false, with *why set, if it is not (any
+// `scontrol requeue` does. Its note's notice end becomes the time it left. Returns false, with *why set, if it is not (any
 // more), or Slurm refused.
 // REQUIRES: job and node write locks, fed read lock (timeslice_locks.h).
 bool RequeueLeftJob(uint32_t job_id, std::string* why);

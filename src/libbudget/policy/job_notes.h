@@ -23,8 +23,9 @@
 // until the notice ends, and its departure note then says until when:
 //   <departure> with notice until <YYYY-MM-DDTHH:MM:SS>
 // The departure's own time is when the job was told (signalled); the
-// notice's is when it was to be gone, the end of its run if it had not
-// left by itself before.
+// notice's is when it was gone by: the notice's end, or, for a job that
+// left by itself sooner and was requeued, when it left (preempt/timeslice
+// rewrites it then). Either way the end of its run.
 //
 // Strict: ParseJobNotes accepts exactly what FormatJobNotes writes (each
 // note as its own parser accepts it, the reason printable ASCII of at most
