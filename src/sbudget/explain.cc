@@ -157,7 +157,8 @@ void ExplainTimeslicedStart(const ReportSnapshot& snapshot, const std::vector<Qu
     if (q.job.queue_position < self.job.queue_position) ahead.push_back(q.job);
   for (const SnapshotJob& j : snapshot.jobs)
     if (j.state == SnapshotJobState::kRunning) running.push_back(j);
-  const budget::StartEstimate e = budget::EstimateStart(self.job, ahead, running, snapshot.capacity_gpus, now);
+  const budget::StartEstimate e =
+      budget::EstimateStart(self.job, ahead, running, snapshot.capacity_gpus, now, snapshot.preempt_notice);
   const std::string needed = std::to_string(e.gpus_needed) + " GPUs (its own" +
                              (e.gpus_needed > self.job.gpus ? " and the allocated jobs ahead of it)" : ")");
   if (!e.known) {
@@ -169,7 +170,11 @@ void ExplainTimeslicedStart(const ReportSnapshot& snapshot, const std::vector<Qu
   facts->timeslice_start = e.at;
   const std::string when = e.at <= now ? std::string("at its next pass")
                                        : "from " + FormatTimestamp(e.at) + " (" + Relative(e.at, now) +
-                                             "), when work ranked behind it ends its protection";
+                                             "), when work ranked behind it ends its protection" +
+                                             (snapshot.preempt_notice > 0
+                                                  ? " and its notice (PreemptNotice=" +
+                                                        std::to_string(snapshot.preempt_notice) + " s)"
+                                                  : std::string());
   Line(out, "slicing", "time slicing can start it " + when + ": " + needed +
                            ", counted over the cluster, not per node; if no allocation ahead of it submits "
                            "more, and no hero hold or quick-start reserve takes them");
