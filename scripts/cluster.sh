@@ -43,6 +43,9 @@
 #                      node feature TYPE (a mixed fleet); default untyped
 #   BUDGET_CONF        contents of budget.conf (default: the sample one)
 #   BUDGET_TREE_JSON   path of the allocation tree to copy beside it
+#   BUDGET_PREEMPT_NOTICE  if set, PreemptNotice=<it> is added to budget.conf
+#                      unless the file sets PreemptNotice itself (the
+#                      integration tests set 0: test/integration/lib.sh)
 #
 # Stop kills only what start started (by pid), then any slurmstepd that still
 # holds files of this cluster open. Nothing is left behind.
@@ -259,6 +262,9 @@ LookbackWindow=7-0
 MaxMinRuntime=8:00:00
 DefaultMinRuntime=0
 CONF
+  fi
+  if [ -n "${BUDGET_PREEMPT_NOTICE:-}" ] && ! grep -qi '^[[:space:]]*PreemptNotice[[:space:]]*=' "$dir/etc/budget.conf"; then
+    echo "PreemptNotice=$BUDGET_PREEMPT_NOTICE" >> "$dir/etc/budget.conf"
   fi
 }
 

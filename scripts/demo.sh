@@ -43,6 +43,7 @@ LookbackWindow=10:00
 LedgerBucket=0:05
 RecalcInterval=2
 TimesliceInterval=2
+PreemptNotice=5
 MaxMinRuntime=8:00:00
 DefaultMinRuntime=0"
 "$repo/scripts/cluster.sh" stop >/dev/null 2>&1 || true
@@ -89,7 +90,8 @@ echo "  robotics used its share and more: its job is last. pretrain and science 
 
 title "6. Time slicing at contract end: after 20 s, over-served robotics yields to the waiting teams"
 echo "  (Slurm's own scheduler and backfill start the jobs; the suite's time-slicing pass, every 2 s here,"
-echo "   preempts at contract ends and hands the freed GPUs to the job they were freed for.)"
+echo "   preempts at contract ends and hands the freed GPUs to the job they were freed for. Each victim"
+echo "   gets SIGTERM and PreemptNotice=5 s to write a checkpoint before its GPUs go.)"
 wait_running "$p" 90 && wait_running "$s" 30
 show squeue -t all -o '%.6i %.10a %.10T %.10M %R' -S i
 victim=$(for j in "${r[@]}"; do [ "$(scontrol show job "$j" | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p')" -ge 1 ] && echo "$j" && break; done)

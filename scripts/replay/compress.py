@@ -22,6 +22,8 @@ The mapping (trace -> compressed; round() is to the nearest whole second):
   HeroWait, DefaultMinRuntime, QuickStartMinRuntime
                                                 round(x / F), >= 1 s unless 0
   RecalcInterval, TimesliceInterval             max(1, round(x / F)) s
+  PreemptNotice                                 0 (the replay's jobs leave at
+                                                their first signal)
   sched_interval, bf_interval, bf_resolution    max(1, round(x / F)) s
   bf_window (minutes)                           max(1, ceil(x / F)) minutes
   --drain/--resume times                        round(x / F)
@@ -67,7 +69,10 @@ NATIVE_HEADER = ["submit", "account", "user", "gpus", "duration", "min_runtime",
 # budget.conf keys: built-in defaults (src/libbudget/config/config.h) and how they
 # scale. "window": round(x / F), >= 1 s; "window0": the same but 0 stays 0;
 # "interval": whole seconds, max(1, round(x / F)); "keep": unchanged;
-# "drop": left out.
+# "drop": left out; "zero": 0 whatever the site set (PreemptNotice: the
+# replay's jobs leave at their first signal, scripts/replay/job.sh, so a
+# notice would end their runs early on the cluster's side only; the notice
+# is tested on its own, test/integration/test_notice.sh).
 CONF_KEYS = [
     ("BudgetTree", None, "tree"),
     ("BudgetRefresh", "5:00", "keep"),
@@ -80,6 +85,7 @@ CONF_KEYS = [
     ("MaxMinRuntime", "8:00:00", "window"),
     ("DefaultMinRuntime", "0", "window0"),
     ("TimesliceInterval", "30", "interval"),
+    ("PreemptNotice", "30", "zero"),
     ("HeroWait", "30:00", "window0"),
     ("QuickStartMinRuntime", "15:00", "window0"),
     ("QuickStartGpus", "1", "keep"),
@@ -196,6 +202,9 @@ def compress_budget_conf(path, factor, tree_path):
     for key, default, kind in CONF_KEYS:
         text = given.get(key, default)
         if kind == "drop":
+            continue
+        if kind == "zero":
+            out.append((key, text, "0"))
             continue
         if kind == "tree":
             out.append((key, text or "", tree_path))

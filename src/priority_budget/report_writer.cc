@@ -43,6 +43,7 @@ budget::Status BuildReport(const PassResult& pass, const std::vector<JobView>& j
   report->window = ledger->options().window;
   report->bucket_width = ledger->options().bucket_width;
   report->recalc_interval = view.config.recalc_interval;
+  report->preempt_notice = view.config.preempt_notice;
   report->capacity_gpus = capacity_gpus;  // weighted GPUs with GpuTypeWeights
   report->gpu_type_weights = view.config.gpu_type_weights;
 
@@ -81,6 +82,7 @@ void BuildNoTreeReport(const budget::BudgetConfig& config, const std::string& tr
   report->window = config.lookback_window;
   report->bucket_width = config.ledger_bucket;
   report->recalc_interval = config.recalc_interval;
+  report->preempt_notice = config.preempt_notice;
   report->gpu_type_weights = config.gpu_type_weights;
 }
 

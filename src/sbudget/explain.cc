@@ -157,7 +157,8 @@ void ExplainTimeslicedStart(const ReportSnapshot& snapshot, const std::vector<Qu
     if (q.job.queue_position < self.job.queue_position) ahead.push_back(q.job);
   for (const SnapshotJob& j : snapshot.jobs)
     if (j.state == SnapshotJobState::kRunning) running.push_back(j);
-  const budget::StartEstimate e = budget::EstimateStart(self.job, ahead, running, snapshot.capacity_gpus, now);
+  const budget::StartEstimate e =
+      budget::EstimateStart(self.job, ahead, running, snapshot.capacity_gpus, now, snapshot.preempt_notice);
   const std::string needed = std::to_string(e.gpus_needed) + " GPUs (its own" +
                              (e.gpus_needed > self.job.gpus ? " and the allocated jobs ahead of it)" : ")");
   if (!e.known) {
@@ -169,7 +170,11 @@ void ExplainTimeslicedStart(const ReportSnapshot& snapshot, const std::vector<Qu
   facts->timeslice_start = e.at;
   const std::string when = e.at <= now ? std::string("at its next pass")
                                        : "from " + FormatTimestamp(e.at) + " (" + Relative(e.at, now) +
-                                             "), when work ranked behind it ends its protection";
+                                             "), when work ranked behind it ends its protection" +
+                                             (snapshot.preempt_notice > 0
+                                                  ? " and its notice (PreemptNotice=" +
+                                                        std::to_string(snapshot.preempt_notice) + " s)"
+                                                  : std::string());
   Line(out, "slicing", "time slicing can start it " + when + ": " + needed +
                            ", counted over the cluster, not per node; if no allocation ahead of it submits "
                            "more, and no hero hold or quick-start reserve takes them");
@@ -264,11 +269,14 @@ void ExplainProtection(const SnapshotJob& job, TimePoint now, std::string* out) 
 // (libbudget/policy/requeue_request.h); a job without a contract record is
 // resumable iff Slurm may requeue it, as preempt/timeslice reads it
 // (sched_timeslice/job_facts.cc).
+bool Resumable(const SlurmJob& slurm) {
+  budget::JobContract contract;
+  return budget::ParseContractRecord(slurm.admin_comment, &contract) ? contract.resumable : slurm.requeue;
+}
+
 std::string Outcome(const SlurmJob& slurm) {
   if (slurm.base_state == "PREEMPTED") {
-    budget::JobContract contract;
-    const bool resumable =
-        budget::ParseContractRecord(slurm.admin_comment, &contract) ? contract.resumable : slurm.requeue;
+    const bool resumable = Resumable(slurm);
     const std::string flag = std::string("Requeue=") + (slurm.requeue ? "1" : "0");
     return "not requeued: it ended (JobState=PREEMPTED; " +
            (resumable ? flag + ", but Slurm refused the requeue" : "not resumable, " + flag) + ")";
@@ -296,18 +304,43 @@ void ExplainPreemption(const SlurmJob* slurm, const SnapshotJob* job, TimePoint 
   // SystemComment, which no user can write; job_notes.h). A note dated
   // after now is refused: the controller never writes one.
   const budget::JobNotes notes = budget::JobNotesOf(slurm->system_comment);
+  const bool preempted = budget::ParsePreemptionNote(notes.departure, &note);
+  const bool drained = !preempted && budget::ParseDrainNote(notes.departure, &drain);
+  const budget::TimePoint told = preempted ? note.at_time : drained ? drain.at_time : 0;
+  // Told to leave and still in its notice (PreemptNotice): it runs on.
+  if ((preempted || drained) && told <= now && notes.notice_until > now && slurm->base_state == "RUNNING") {
+    facts->preempted_by = preempted ? note.preempted_by : 0;
+    facts->preemption_rule = preempted ? note.rule : "drain at contract end";
+    facts->told_at = told;
+    facts->notice_until = notes.notice_until;
+    const std::string why = preempted ? "preempted by job " + std::to_string(note.preempted_by) + ", rule \"" +
+                                            note.rule + "\""
+                                      : "node " + drain.node + " is draining, rule \"drain at contract end\"";
+    Line(out, "leaving", "told at " + (preempted ? note.at : drain.at) + " (" + why + "); it keeps its GPUs until " +
+                             FormatTimestamp(notes.notice_until) + " (PreemptNotice), then it is " +
+                             (Resumable(*slurm) ? "requeued (resumable)" : "cancelled (not resumable)") +
+                             ", unless it ends first");
+    return;
+  }
   budget::TimePoint at = 0;
   const bool dated = budget::DepartureAt(notes, now, &at);
-  if (dated && budget::ParsePreemptionNote(notes.departure, &note)) {
+  // "; told then, gone by <notice end>" when it had a notice.
+  std::string notice;
+  if (dated && notes.notice_until != 0) {
+    facts->told_at = told;
+    facts->notice_until = notes.notice_until;
+    notice = "told then, gone by " + FormatTimestamp(notes.notice_until) + "; ";
+  }
+  if (dated && preempted) {
     facts->preempted_by = note.preempted_by;
     facts->preemption_rule = note.rule;
     Line(out, "preempted", "at " + note.at + " by job " + std::to_string(note.preempted_by) + ", rule \"" +
-                               note.rule + "\"; " + Outcome(*slurm));
-  } else if (dated && budget::ParseDrainNote(notes.departure, &drain)) {
+                               note.rule + "\"; " + notice + Outcome(*slurm));
+  } else if (dated && drained) {
     facts->preemption_rule = "drain at contract end";
-    Line(out, "drained", "left node " + drain.node + " at " + drain.at +
+    Line(out, "drained", (notice.empty() ? "left node " : "told to leave node ") + drain.node + " at " + drain.at +
                              ": the node is draining and the job's protection was over (rule \"drain at "
-                             "contract end\"); " + Outcome(*slurm));
+                             "contract end\"); " + notice + Outcome(*slurm));
   } else {
     if (!notes.departure.empty()) {
       Line(out, "note", "the job's note is dated after now and is ignored (was the clock set back?)");
@@ -543,6 +576,8 @@ std::string FormatExplanationsJson(const std::vector<Explanation>& jobs) {
                                                                    : nullptr);
     add("preempted_by", f.preempted_by > 0 ? json_object_new_int64(f.preempted_by) : nullptr);
     add("preemption_rule", f.preemption_rule.empty() ? nullptr : str(f.preemption_rule));
+    add("told_at", time_or_null(f.told_at));
+    add("notice_until", time_or_null(f.notice_until));
     add("refused_change", f.refused_change.empty() ? nullptr : str(f.refused_change));
     add("refused_change_at", f.refused_change.empty() ? nullptr : json_object_new_int64(f.refused_change_at));
     json_object* lines = json_object_new_array();

@@ -107,6 +107,10 @@ struct JobFacts {
   budget::TimePoint protection_end = budget::SnapshotJob::kNoTime;
   uint32_t preempted_by = 0;    // 0: not preempted (or left a draining node)
   std::string preemption_rule;  // "" when neither
+  // Its last departure's notice (budget.conf PreemptNotice): when it was
+  // told, and when its notice ended or ends; 0 for none.
+  budget::TimePoint told_at = 0;
+  budget::TimePoint notice_until = 0;
   // The last contract change job_submit/contract refused ("" for none).
   std::string refused_change;
   budget::TimePoint refused_change_at = 0;
@@ -130,7 +134,7 @@ struct Explanation {
 // gpus, min_runtime, resumable, allocation, allocated, tree_rank, priority,
 // queue_position (1 = next), queue_length, submit_time, start_time,
 // estimated_start, timeslice_start, protection_end, preempted_by, preemption_rule,
-// refused_change, refused_change_at (null where a value does not apply or
+// told_at, notice_until, refused_change, refused_change_at (null where a value does not apply or
 // is unknown), and explanation (the text's lines).
 std::string FormatExplanationsJson(const std::vector<Explanation>& jobs);
 

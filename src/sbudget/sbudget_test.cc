@@ -19,6 +19,7 @@
 
 #include "libbudget/testing/test_support.h"
 
+#include "libbudget/policy/job_notes.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/preemption_note.h"
 #include "libbudget/report/report_snapshot.h"
@@ -714,6 +715,44 @@ void TestExplainRunningAndPreemptedJobs(void**) {
   assert_true(out.find("dated after now") == std::string::npos);
 }
 
+// A job told to leave (PreemptNotice) runs on until its notice ends, and
+// explain says until when and what then; once gone, when it was told and
+// until when its notice ran. The notes are written as the controller
+// writes them, in the process's zone.
+void TestExplainTellsOfANotice(void**) {
+  ReportSnapshot s = Fixture();
+  std::string out;
+  sbudget::SlurmJob slurm;
+  slurm.job_id = 992;
+  slurm.state = slurm.base_state = "RUNNING";
+  const std::string note = budget::FormatPreemptionNote(8, kNow - 20, "over-served allocation");
+  slurm.system_comment = budget::WithDeparture("", note, kNow + 40);
+  sbudget::JobFacts facts;
+  assert_true(sbudget::ExplainPlacedJob(992, &slurm, nullptr, &s, kNow, &out, &facts).ok());
+  AssertContains(out, "leaving     told at " + budget::FormatLocalTime(kNow - 20) +
+                          " (preempted by job 8, rule \"over-served allocation\"); it keeps its GPUs until " +
+                          sbudget::FormatTimestamp(kNow + 40) +
+                          " (PreemptNotice), then it is cancelled (not resumable), unless it ends first");
+  assert_int_equal(facts.told_at, kNow - 20);
+  assert_int_equal(facts.notice_until, kNow + 40);
+  assert_int_equal(facts.preempted_by, 8);
+  // Requeued at its notice's end.
+  slurm.state = slurm.base_state = "PENDING";
+  slurm.restart_count = 1;
+  assert_true(sbudget::ExplainPlacedJob(992, &slurm, nullptr, &s, kNow + 60, &out, &facts).ok());
+  AssertContains(out, "preempted   at " + budget::FormatLocalTime(kNow - 20) +
+                          " by job 8, rule \"over-served allocation\"; told then, gone by " +
+                          sbudget::FormatTimestamp(kNow + 40) + "; requeued (resumable), 1 restart(s) so far");
+  assert_true(out.find("leaving") == std::string::npos);
+  assert_int_equal(facts.notice_until, kNow + 40);
+  // A drain's departure with a notice.
+  slurm.system_comment = budget::WithDeparture(
+      "", budget::FormatDrainNote(budget::PreemptAction::kRequeue, kNow - 20, "n1"), kNow + 40);
+  assert_true(sbudget::ExplainPlacedJob(992, &slurm, nullptr, &s, kNow + 60, &out, &facts).ok());
+  AssertContains(out, "drained     told to leave node n1 at " + budget::FormatLocalTime(kNow - 20));
+  AssertContains(out, "told then, gone by " + sbudget::FormatTimestamp(kNow + 40));
+}
+
 // job_submit/contract records why it refused a contract change (scontrol
 // shows the requester only "Access/permission denied"); explain gives it,
 // beside the preemption note the SystemComment may hold too.
@@ -1405,6 +1444,7 @@ int main() {
       cmocka_unit_test(TestPendingJobsArePlacedByTheirPriority),
       cmocka_unit_test(TestExplainPendingJob),
       cmocka_unit_test(TestExplainRunningAndPreemptedJobs),
+      cmocka_unit_test(TestExplainTellsOfANotice),
       cmocka_unit_test(TestExplainSaysHowAPreemptionOrDrainEnded),
       cmocka_unit_test(TestExplainGivesTheLastRefusedContractChange),
       cmocka_unit_test(TestExplainOfAJobNeitherKnows),

@@ -22,18 +22,43 @@
 
 namespace timeslice {
 
-// Replaces the departure note in the job's SystemComment with `note`,
-// keeping its other note (job_notes.h).
+// Replaces the departure note in the job's SystemComment with `note` and
+// a notice until `notice_until` (0: none), keeping its other note
+// (job_notes.h).
 // REQUIRES: the job write lock. `job_record` is a job_record_t*.
-void SetDepartureNote(void* job_record, const std::string& note);
+void SetDepartureNote(void* job_record, const std::string& note, budget::TimePoint notice_until = 0);
 
 // Requeues (falling back to a kill if Slurm refuses, as slurm_job_preempt
 // does) or cancels job `job_id`, if it is still running the run that
-// started at `start`. Sets the departure note first. Returns false, with *why set,
-// if the job is gone, no longer running, or started again since.
+// started at `start`. Sets the departure note first (an empty `note` keeps
+// the one there: a job whose notice is over). Returns false, with *why
+// set, if the job is gone, no longer running, or started again since.
 // REQUIRES: job and node write locks, fed read lock (timeslice_locks.h).
 bool PreemptRunningJob(uint32_t job_id, budget::TimePoint start, budget::PreemptAction action,
                        const std::string& note, std::string* why);
+
+// Tells job `job_id`, if it is still running the run that started at
+// `start`, that it is to leave by `until` (budget.conf PreemptNotice): its
+// departure note with the notice's end, then its signal (the one it asked
+// for with --signal, to the steps or the batch shell as it asked; else
+// SIGTERM to every step and the batch script), and Slurm's end time cut
+// to `until`, with its preempt_time set, as Slurm's own preemption
+// GraceTime does. So backfill and `squeue --start` plan its GPUs free at
+// `until`; the time-slicing pass ends the job then (PreemptRunningJob,
+// timeslice_thread.cc), and if no pass comes first, Slurm's time-limit
+// check ends it as a preemption (slurm_job_preempt, in the job's preempt
+// mode, which preempt/timeslice gives by its contract). Returns false
+// as PreemptRunningJob.
+// REQUIRES: job and node write locks, fed read lock (timeslice_locks.h).
+bool NoticeRunningJob(uint32_t job_id, budget::TimePoint start, budget::TimePoint until, const std::string& note,
+                      std::string* why);
+
+// Requeues job `job_id` if it still is a job that left in its notice
+// (job_facts.h LeftInItsNotice): Slurm requeues a finished batch job as
+// `scontrol requeue` does. Its note's notice end becomes the time it left. Returns false, with *why set, if it is not (any
+// more), or Slurm refused.
+// REQUIRES: job and node write locks, fed read lock (timeslice_locks.h).
+bool RequeueLeftJob(uint32_t job_id, std::string* why);
 
 // Replaces any "; empty by ..." suffix of node `index`'s reason with
 // "; empty by <when>". Returns true if the reason changed.

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "libbudget/config/gpu_count.h"
+#include "libbudget/policy/job_notes.h"
 #include "sched_timeslice/slurm_headers.h"
 #include "eligible_nodes.h"
 #include "node_state.h"
@@ -74,6 +75,9 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime,
   facts.running = IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job);
   facts.waits_for_resources = WaitsForResources(job, now);
   facts.start = job->start_time;
+  // Slurm's own preemption never runs under the suite (preempt/timeslice
+  // says so), so a running job's preempt_time is the suite's notice.
+  if (facts.running && job->preempt_time) facts.notice_until = job->end_time;
   facts.time_limit = TimeLimitOf(job);
   if (job->details) {
     facts.submit_time = job->details->submit_time;
@@ -95,6 +99,14 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime,
   facts.per_node_request = per_node > 0;
   facts.gpus_per_node = per_node > 0 ? per_node : TotalGpusOf(job, facts.pending, facts.node_count) / facts.node_count;
   return facts;
+}
+
+bool LeftInItsNotice(const void* job_record) {
+  const job_record_t* job = static_cast<const job_record_t*>(job_record);
+  if (!job->preempt_time || !job->batch_flag || !job->system_comment) return false;
+  const uint32_t base = job->job_state & JOB_STATE_BASE;
+  if (base != JOB_COMPLETE && base != JOB_FAILED) return false;
+  return budget::JobNotesOf(job->system_comment).notice_until != 0;
 }
 
 void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
@@ -128,6 +140,14 @@ void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>*
   jobs->reserve(jobs->size() + list_count(job_list));
   ListIterator it = list_iterator_create(job_list);
   while (job_record_t* job = static_cast<job_record_t*>(list_next(it))) {
+    if (LeftInItsNotice(job)) {
+      JobFacts facts;
+      facts.job_id = job->job_id;
+      facts.contract = ContractOf(job, default_min_runtime);
+      facts.left_in_notice = true;
+      jobs->push_back(std::move(facts));
+      continue;
+    }
     if (!IS_JOB_PENDING(job) && !(IS_JOB_RUNNING(job) && !IS_JOB_COMPLETING(job))) continue;
     JobFacts facts = FactsOfJob(job, default_min_runtime, now);
     if (facts.pending && facts.waits_for_resources && facts.gpus_per_node > 0) {

@@ -44,6 +44,15 @@ struct JobFacts {
   // dependency, no begin time in the future).
   bool waits_for_resources = false;
   budget::TimePoint start = 0;
+  // Running and told to leave (PreemptNotice, job_actions.h
+  // NoticeRunningJob): the end of its notice; 0 otherwise. Such a job is
+  // leaving, as a completing one is: the pass counts its GPUs free.
+  budget::TimePoint notice_until = 0;
+  // A batch job the suite told to leave that ended by itself in its notice
+  // (COMPLETED or FAILED: it left at its signal, as told), neither running
+  // nor pending. If resumable, the pass requeues it (job_actions.h
+  // RequeueLeftJob): it left because it was told to.
+  bool left_in_notice = false;
   // Slurm's submit time; a requeue resets it to the requeue time, and
   // Slurm's scheduler breaks equal priorities by it (then by job id).
   budget::TimePoint submit_time = 0;
@@ -76,7 +85,15 @@ JobFacts FactsOfJob(const void* job_record, budget::Seconds default_min_runtime,
 // that need nothing else. REQUIRES: the job read lock.
 budget::JobContract ContractOf(const void* job_record, budget::Seconds default_min_runtime);
 
-// Every running and pending job, and every node; each pending job with the
+// Whether `job_record` (a job_record_t*) is a batch job told to leave by
+// the suite (its note has a notice) that then ended by itself: COMPLETED
+// or FAILED, completing or done; not one a user cancelled, nor one the
+// suite or Slurm ended (PREEMPTED). REQUIRES: the job read lock.
+bool LeftInItsNotice(const void* job_record);
+
+// Every running and pending job, every job that left in its notice
+// (LeftInItsNotice; only job_id, contract and left_in_notice set), and
+// every node; each pending job with the
 // nodes it may run on. REQUIRES: job, node and partition read locks.
 void SnapshotCluster(budget::Seconds default_min_runtime, std::vector<JobFacts>* jobs,
                      std::vector<NodeFacts>* nodes);

@@ -23,7 +23,10 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
     if (n.draining) in.draining.push_back(n.index);
   }
   for (const JobFacts& job : jobs) {
-    if (job.running) {
+    // A job in its notice is leaving: like a completing one, it is not
+    // among the running jobs, and the GPUs it still holds are the next
+    // job's to plan for.
+    if (job.running && job.notice_until == 0) {
       in.running.push_back(RunningJobOf(job, view));
       in.running.back().quick = quick.Applies(ShapeOf(job, view));
     }

@@ -76,6 +76,7 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   out->budget_conf = path;
   out->interval = config.timeslice_interval;
   out->default_min_runtime = config.default_min_runtime;
+  out->preempt_notice = config.preempt_notice;
   out->quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
                                        config.quick_start_user_gpus, config.quick_start_reserve_nodes};
   out->state_dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";

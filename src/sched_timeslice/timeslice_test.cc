@@ -238,6 +238,18 @@ void test_pass_inputs_from_the_records(void**) {
   assert_int_equal(in.scale.capacity_gpus, 16);
   // No published state: no hold.
   assert_false(timeslice::PassInputsOf(jobs, nodes, *view, nullptr, budget::QuickStartRule(), 0).hold.active);
+  // Job 1 told to leave (in its notice): leaving, as a completing job, it
+  // is not among the running jobs; a job that left in its notice is
+  // neither running nor waiting.
+  jobs[0].notice_until = kNow + 30;
+  JobFacts left;
+  left.job_id = 7;
+  left.left_in_notice = true;
+  jobs.push_back(left);
+  in = timeslice::PassInputsOf(jobs, nodes, *view, &packing, budget::QuickStartRule(), 0);
+  assert_int_equal(in.running.size(), 1);
+  assert_int_equal(in.running[0].job_id, 2);
+  assert_int_equal(in.waiting.size(), 2);
 }
 
 }  // namespace

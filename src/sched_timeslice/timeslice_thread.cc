@@ -14,6 +14,7 @@
 #include "libbudget/config/config.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/pass_clock.h"
+#include "libbudget/policy/preemption_note.h"
 #include "libbudget/policy/timeslice_counts.h"
 #include "sched_timeslice/job_actions.h"
 #include "sched_timeslice/job_facts.h"
@@ -97,6 +98,7 @@ void TimesliceThread::Run() {
     }
     const double now = WallSeconds();
     if (due || now >= next_pass || ChangedSinceLastPass()) pending = true;
+    if (next_notice_end_ != 0 && now >= double(next_notice_end_)) pending = true;
     // Never in the first kSliceSettle of a second: the jobs that end at it
     // are still ending, and priority/budget's recompute of that second
     // comes first (libbudget/policy/pass_clock.h).
@@ -151,8 +153,11 @@ void TimesliceThread::ReloadIfChanged() {
   if (config_.interval != config.timeslice_interval || config_.default_min_runtime != config.default_min_runtime)
     info("preempt/timeslice: %s re-read: TimesliceInterval=%ld s, DefaultMinRuntime=%ld s", path.c_str(),
          long(config.timeslice_interval), long(config.default_min_runtime));
+  if (config_.preempt_notice != config.preempt_notice)
+    info("preempt/timeslice: %s re-read: PreemptNotice=%ld s", path.c_str(), long(config.preempt_notice));
   config_.interval = config.timeslice_interval;
   config_.default_min_runtime = config.default_min_runtime;
+  config_.preempt_notice = config.preempt_notice;
   config_.quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
                                        config.quick_start_user_gpus, config.quick_start_reserve_nodes};
 }
@@ -196,6 +201,8 @@ void TimesliceThread::Pass() {
   // and slurmctld runs its scheduler on every epilog completion itself.
   uint64_t granted_fitting = 0;
   std::vector<std::string> results;
+  const budget::TimePoint notice_until = config.preempt_notice > 0 ? now + config.preempt_notice : 0;
+  EndNotices(jobs, now, &results);
   if (!plan.preemptions.empty() || !plan.empty_by.empty() || !plan.starts.empty()) {
     // A job whose victims did not all leave does not get the GPUs.
     std::set<uint32_t> unserved;
@@ -206,10 +213,15 @@ void TimesliceThread::Pass() {
     try {
       for (const budget::PlannedPreemption& p : plan.preemptions) {
         std::string why;
-        if (PreemptRunningJob(p.job_id, p.start, p.action, p.note, &why)) {
+        const bool done = notice_until != 0 ? NoticeRunningJob(p.job_id, p.start, notice_until, p.note, &why)
+                                            : PreemptRunningJob(p.job_id, p.start, p.action, p.note, &why);
+        if (done) {
+          if (notice_until != 0 && (next_notice_end_ == 0 || notice_until < next_notice_end_))
+            next_notice_end_ = notice_until;
           ++preempted;
           ++added.preemptions_by_rule[budget::PreemptionRuleName(p)];
-          results.push_back(p.log);
+          results.push_back(notice_until != 0 ? p.log + "; told now, leaves at " + budget::FormatLocalTime(notice_until)
+                                              : p.log);
         } else {
           results.push_back("job " + std::to_string(p.job_id) + " not preempted: " + why);
           if (p.preemptor != 0) unserved.insert(p.preemptor);
@@ -247,6 +259,51 @@ void TimesliceThread::Pass() {
   const bool kick = granted_fitting > 0;
   if (kick) KickScheduler();
   Summarize(MsSince(started), preempted, plan.new_automated_drains, plan.jobs_tried, kick, now);
+}
+
+void TimesliceThread::EndNotices(const std::vector<JobFacts>& jobs, budget::TimePoint now,
+                                 std::vector<std::string>* results) {
+  std::vector<const JobFacts*> over, left;
+  next_notice_end_ = 0;
+  for (const JobFacts& job : jobs) {
+    if (job.left_in_notice && job.contract.resumable && !requeue_refused_.count(job.job_id)) left.push_back(&job);
+    if (job.notice_until == 0) continue;
+    if (job.notice_until <= now)
+      over.push_back(&job);
+    else if (next_notice_end_ == 0 || job.notice_until < next_notice_end_)
+      next_notice_end_ = job.notice_until;
+  }
+  if (over.empty() && left.empty()) return;
+  timeslice_lock_write();
+  try {
+    // A resumable job that left at its signal, as told, is requeued: Slurm
+    // would otherwise record it as done (or failed), never to run again.
+    for (const JobFacts* job : left) {
+      std::string why;
+      if (RequeueLeftJob(job->job_id, &why)) {
+        results->push_back("job " + std::to_string(job->job_id) + " left in its notice: requeued (resumable)");
+      } else {
+        results->push_back("job " + std::to_string(job->job_id) + " left in its notice, not requeued: " + why);
+        if (requeue_refused_.size() >= 10000) requeue_refused_.clear();  // their records are long purged
+        requeue_refused_.insert(job->job_id);
+      }
+    }
+    // Its note, written when it was told, stays.
+    for (const JobFacts* job : over) {
+      std::string why;
+      const bool resumable = job->contract.resumable;
+      const budget::PreemptAction action = resumable ? budget::PreemptAction::kRequeue : budget::PreemptAction::kCancel;
+      if (PreemptRunningJob(job->job_id, job->start, action, "", &why))
+        results->push_back("job " + std::to_string(job->job_id) + " leaves: its notice is over (" +
+                           (resumable ? "requeued" : "cancelled") + ")");
+      else
+        results->push_back("job " + std::to_string(job->job_id) + " not ended at its notice's end: " + why);
+    }
+  } catch (...) {
+    timeslice_unlock_write();
+    throw;
+  }
+  timeslice_unlock_write();
 }
 
 void TimesliceThread::Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, bool kicked,

@@ -40,13 +40,16 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "libbudget/policy/contract.h"
 #include "libbudget/standing.h"
 #include "libbudget/policy/timeslice_plan.h"
 #include "plugin_support/pass_summary.h"
+#include "sched_timeslice/job_facts.h"
 #include "sched_timeslice/standings_cache.h"
 
 namespace timeslice {
@@ -57,6 +60,7 @@ struct ThreadConfig {
   std::string budget_conf;
   budget::Seconds interval = 30;
   budget::Seconds default_min_runtime = 0;
+  budget::Seconds preempt_notice = 0;  // PreemptNotice
   budget::QuickStartRule quick;  // QuickStartGpus, QuickStartMinRuntime
   std::string state_dir;
   // PreemptMode=OFF: drains still run at contract end, nothing is time
@@ -84,6 +88,10 @@ class TimesliceThread {
   // the standings did.
   bool ChangedSinceLastPass();
   void Pass();
+  // Ends the runs whose notice is over (PreemptNotice), requeues the
+  // resumable jobs that left by themselves in their notice, and sets
+  // next_notice_end_. Takes the write locks when there is anything to do.
+  void EndNotices(const std::vector<JobFacts>& jobs, budget::TimePoint now, std::vector<std::string>* results);
   void ReloadIfChanged();
   void Summarize(double ms, uint64_t preempted, uint64_t drains, uint32_t tried, bool kicked, budget::TimePoint now);
 
@@ -102,6 +110,13 @@ class TimesliceThread {
   // Used by the thread only: NodesLastChanged() as the last pass read it,
   // and the second that pass ran in.
   budget::TimePoint nodes_seen_ = -1, pass_second_ = -1;
+  // Used by the thread only: the earliest end of a notice still running
+  // (0: none). A pass follows it, so that the job leaves when its notice
+  // ends, not up to a TimesliceInterval later.
+  budget::TimePoint next_notice_end_ = 0;
+  // Used by the thread only: jobs that left in their notice whose requeue
+  // Slurm refused, not tried (nor logged) again.
+  std::set<uint32_t> requeue_refused_;
 };
 
 }  // namespace timeslice

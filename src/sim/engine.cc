@@ -24,7 +24,8 @@ constexpr TimePoint kNever = std::numeric_limits<TimePoint>::max();
 struct Event {
   // kAnswer: a node back from a drain answers the controller's ping and
   // takes jobs again (SimOptions::node_answer_delay after its kResume).
-  enum Kind : uint8_t { kEnd = 0, kDrain = 1, kResume = 2, kAnswer = 3 };
+  // kLeave: a job told to leave (PreemptNotice) gives its GPUs back.
+  enum Kind : uint8_t { kEnd = 0, kDrain = 1, kResume = 2, kAnswer = 3, kLeave = 4 };
   TimePoint time;
   uint32_t job;     // kEnd: the job; kDrain/kResume/kAnswer: the node
   uint32_t serial;  // kEnd: the run it ends (stale if the job restarted)
@@ -162,6 +163,7 @@ class Engine {
   void StartAll(const SlurmPass& pass, TimePoint now);
   void Start(uint32_t job, TimePoint now, const Allocation& allocation);
   void Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by);
+  void Notice(uint32_t job, TimePoint now, TimePoint until, RunEnd how, uint32_t by);
   void SetDrain(int32_t node, bool draining, TimePoint now);
   bool NodeAnswered(int32_t node);  // false: drained again meanwhile
   void Advance(TimePoint now);
@@ -184,6 +186,7 @@ class Engine {
   std::vector<EligibleNodes> type_nodes_;
   std::vector<RunningJob> running_;     // the core's records, nodes filled
   std::vector<uint32_t> running_jobs_;  // parallel: job index
+  size_t noticed_ = 0;                  // running jobs in their notice
   std::vector<size_t> open_segment_;    // per job, timeline index
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t unallocated_busy_ = 0;
@@ -522,6 +525,12 @@ Status Engine::Run() {
       }
       const SimJob& j = jobs_[e.job];
       if (j.state != JobState::kRunning || j.serial != e.serial) continue;  // stale
+      if (e.kind == Event::kLeave) {
+        Stop(e.job, now, RunEnd(j.notice_end), j.notice_by);
+        schedule = true;
+        pass_follows = true;
+        continue;
+      }
       bool done = j.remaining <= w_.jobs[e.job].time_limit;
       Stop(e.job, now, done ? RunEnd::kFinished : RunEnd::kTimeout, 0);
       schedule = true;
@@ -826,7 +835,7 @@ void Engine::BackfillPass(TimePoint now) {
     exact = running_;
     for (size_t i = 0; i < exact.size(); ++i) {
       const SimJob& j = jobs_[running_jobs_[i]];
-      exact[i].time_limit = j.remaining;
+      exact[i].time_limit = j.notice_until >= 0 ? j.notice_until - exact[i].start : j.remaining;
     }
     running = &exact;
   }
@@ -908,7 +917,15 @@ void Engine::TimeslicePass(TimePoint now) {
   // The pass reads the running jobs only while it plans, and nothing the
   // walk below reads is them: they are lent to it, not copied (a copy per
   // pass was a few percent of a run), and taken back before any applies.
-  in.running.swap(running_);
+  // Jobs in their notice are leaving, as the controller's pass sees them
+  // (sched_timeslice/pass_inputs.cc): not among the running jobs.
+  if (noticed_ == 0) {
+    in.running.swap(running_);
+  } else {
+    in.running.clear();
+    for (size_t i = 0; i < running_.size(); ++i)
+      if (jobs_[running_jobs_[i]].notice_until < 0) in.running.push_back(running_[i]);
+  }
   in.standings = policy_->standings();
   in.scale = policy_->scale();
   in.quick_start_user_gpus = config_.quick_start_user_gpus;
@@ -937,11 +954,15 @@ void Engine::TimeslicePass(TimePoint now) {
     }
     plan = planner_.Plan(in, now);
   }
-  running_.swap(in.running);
+  if (noticed_ == 0) running_.swap(in.running);
   for (const PlannedPreemption& p : plan.preemptions) {
     uint32_t job = p.job_id - 1;
     if (jobs_[job].state != JobState::kRunning || jobs_[job].run_start != p.start) continue;
-    Stop(job, now, p.for_drain ? RunEnd::kDrained : RunEnd::kPreempted, p.preemptor);
+    const RunEnd how = p.for_drain ? RunEnd::kDrained : RunEnd::kPreempted;
+    if (config_.preempt_notice > 0)
+      Notice(job, now, now + config_.preempt_notice, how, p.preemptor);
+    else
+      Stop(job, now, how, p.preemptor);
   }
   for (uint32_t id : plan.starts) Boost(id - 1);
 }
@@ -1041,9 +1062,33 @@ void Engine::RecordDecision(Decision::Kind kind, TimePoint now, uint32_t job, ui
   out_->decisions.push_back(std::move(d));
 }
 
+// As the controller (sched_timeslice/job_actions.h NoticeRunningJob): the
+// job keeps its GPUs until `until`, Slurm's end time is cut to it (the
+// hero plan and backfill see them free then), and the pass plans without
+// it. Modelled as taking the whole notice: a job that leaves sooner frees
+// its GPUs sooner.
+void Engine::Notice(uint32_t job, TimePoint now, TimePoint until, RunEnd how, uint32_t by) {
+  SimJob& j = jobs_[job];
+  if (j.notice_until >= 0) return;
+  j.notice_from = now;
+  j.notice_until = until;
+  j.notice_end = uint8_t(how);
+  j.notice_by = by;
+  ++noticed_;
+  RunningJob& record = running_[size_t(j.running_slot)];
+  if (record.time_limit < 0 || record.start + record.time_limit > until) record.time_limit = until - record.start;
+  events_.push(Event{until, job, j.serial, Event::kLeave});
+}
+
 void Engine::Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by) {
   SimJob& j = jobs_[job];
   const TraceJob& t = w_.jobs[job];
+  // Its work up to the notice counts (the checkpoint it wrote then).
+  const TimePoint worked_until = j.notice_until >= 0 ? j.notice_from : now;
+  if (j.notice_until >= 0) {
+    j.notice_from = j.notice_until = -1;
+    --noticed_;
+  }
   // Swap-remove from the running list, keeping the slots right.
   size_t slot = size_t(j.running_slot), last = running_.size() - 1;
   if (slot != last) {
@@ -1081,7 +1126,7 @@ void Engine::Stop(uint32_t job, TimePoint now, RunEnd how, uint32_t preempted_by
   ++j.preemptions;
   if (t.resumable) {
     // Requeued: only the remaining work, after Slurm's requeue delay.
-    j.remaining = std::max<Seconds>(1, j.remaining - (now - j.run_start));
+    j.remaining = std::max<Seconds>(1, j.remaining - (worked_until - j.run_start));
     Enqueue(job, now, now + opt_.requeue_delay);
   } else {
     // Cancelled by its contract and resubmitted whole at once (sim_job.h).

@@ -26,11 +26,20 @@ using namespace budget::sim::testing;
 
 namespace {
 
+// The rules without PreemptNotice: a victim leaves when told, so that the
+// times below are the rules' own (test_a_notice_keeps_the_gpus_until_it_ends
+// adds the notice).
+BudgetConfig NoNotice() {
+  BudgetConfig config;
+  config.preempt_notice = 0;
+  return config;
+}
+
 // Run() on kTwoTeams, the two teams at equal share of every scenario here
 // but the last.
 RunOutput RunTwoTeams(const std::string& policy, const Workload& w, uint32_t nodes, TimePoint until,
-                      const EngineOptions& options = EngineOptions()) {
-  return Run(policy, w, MakeTree(kTwoTeams), nodes, until, BudgetConfig(), options);
+                      const EngineOptions& options = EngineOptions(), const BudgetConfig& config = NoNotice()) {
+  return Run(policy, w, MakeTree(kTwoTeams), nodes, until, config, options);
 }
 
 // Job `victim`'s first preemption was at `at`, for job `for_job`.
@@ -185,6 +194,30 @@ void test_budget_protection_then_preemption(void**) {
   w.jobs[0].min_runtime = 300;
   out = RunTwoTeams("budget", w, 1, 3000);
   assert_int_equal(PreemptTime(out, 1), 330);
+}
+
+void test_a_notice_keeps_the_gpus_until_it_ends(void**) {
+  // The protection case above with PreemptNotice=60: the pass at 300 tells
+  // A (its departure is counted then), A keeps the node until 360, and B,
+  // given it, starts then. A's work up to 300 is kept (its checkpoint),
+  // so it needs 1700 s again; it may start from 360 + 121 = 481, and
+  // backfill's pass at 510 starts it: it ends at 2210.
+  Workload w = MakeWorkload({{0, "a", 8, 2000, 299, true, 0}, {10, "b", 8, 100, 200, true, 0}});
+  BudgetConfig config;
+  config.preempt_notice = 60;
+  RunOutput out = RunTwoTeams("budget", w, 1, 3000, EngineOptions(), config);
+  AssertPreempted(out, 1, 360, 2);
+  assert_int_equal(StartTime(out, 2), 360);
+  assert_int_equal(StartTime(out, 1, 1), 510);
+  assert_int_equal(FinishTime(out, 1), 2210);
+  assert_int_equal(out.result.preemptions, 1);
+  // A job that ends by itself inside its notice simply finishes: A needs
+  // only 320 s, so it ends at 320, told at 300, and B starts at once.
+  w.jobs[0].duration = 320;
+  out = RunTwoTeams("budget", w, 1, 3000, EngineOptions(), config);
+  assert_int_equal(FinishTime(out, 1), 320);
+  assert_int_equal(PreemptTime(out, 1), -1);
+  assert_int_equal(StartTime(out, 2), 320);
 }
 
 void test_budget_counts_protected_runs_under_way(void**) {
@@ -475,8 +508,10 @@ void test_the_walk_by_class_decides_as_the_vector_walk(void**) {
     for (size_t i = 0; i < by_class.timeline.size(); ++i) {
       const Segment& a = by_class.timeline[i];
       const Segment& b = by_vector.timeline[i];
-      assert_true(a.job == b.job && a.start == b.start && a.end == b.end && a.ended == b.ended &&
-                  a.preempted_by == b.preempted_by);
+      if (!(a.job == b.job && a.start == b.start && a.end == b.end && a.ended == b.ended &&
+            a.preempted_by == b.preempted_by))
+        fail_msg("%s: segment %zu: job %u %ld-%ld by %u, against job %u %ld-%ld by %u", scenario, i, a.job,
+                 long(a.start), long(a.end), a.preempted_by, b.job, long(b.start), long(b.end), b.preempted_by);
     }
   }
 }
@@ -491,6 +526,7 @@ int main() {
       cmocka_unit_test(test_backfill_plans_by_time_limits),
       cmocka_unit_test(test_budget_allocated_work_preempts_free_work),
       cmocka_unit_test(test_budget_protection_then_preemption),
+      cmocka_unit_test(test_a_notice_keeps_the_gpus_until_it_ends),
       cmocka_unit_test(test_budget_counts_protected_runs_under_way),
       cmocka_unit_test(test_budget_same_team_never_preempts_itself),
       cmocka_unit_test(test_a_drained_node_empties_at_contract_ends),

@@ -47,6 +47,11 @@ struct SimJob {
   int32_t running_slot = -1;  // index in the engine's running list
   uint32_t preemptions = 0;
   bool allocated_run = false;  // the current run is allocated work
+  // Told to leave (budget.conf PreemptNotice): when, until when, why and
+  // for whom; notice_until < 0 when not. It keeps its GPUs until then.
+  TimePoint notice_from = -1, notice_until = -1;
+  uint8_t notice_end = 0;     // a RunEnd: kPreempted or kDrained
+  uint32_t notice_by = 0;     // the preemptor's job id (0: a drain)
   // The nodes it may run on (its GPU type's; null: every node).
   EligibleNodes eligible;
   Allocation allocation;

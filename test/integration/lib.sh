@@ -16,6 +16,10 @@ export BUILD_DIR=${BUILD_DIR:-$REPO/build}
 export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-test-$TEST_NAME}
 export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
 CLUSTER=$REPO/scripts/cluster.sh
+# The tests time their checks to the rules, a victim leaving when told:
+# without a notice before preemption (budget.conf PreemptNotice, 30 s by
+# default), unless a test's budget.conf sets one (test_notice.sh).
+export BUDGET_PREEMPT_NOTICE=${BUDGET_PREEMPT_NOTICE:-0}
 PASSED=0
 FAILED=0
 

@@ -54,6 +54,18 @@ Status ParseIntervalSeconds(std::string_view value, Seconds* out) {
   return Status::Ok();
 }
 
+// A notice before preemption: whole seconds, 0 (none) .. 3600. An hour is
+// longer than any checkpoint a site would wait for while GPUs idle.
+Status ParseNoticeSeconds(std::string_view value, Seconds* out) {
+  if (value.empty() || value.size() > 4 || value.find_first_not_of("0123456789") != std::string_view::npos) {
+    return Status::InvalidArgument("must be a whole number of seconds, got \"" + std::string(value) + "\"");
+  }
+  Seconds s = std::stoll(std::string(value));
+  if (s > 3600) return Status::InvalidArgument("must be between 0 and 3600 seconds");
+  *out = s;
+  return Status::Ok();
+}
+
 // Case-insensitive equality of a value with a lower-case word. Not
 // strncasecmp: an empty value may have a null data() (UnknownAccount=).
 bool IsWord(std::string_view value, std::string_view word) {
@@ -132,6 +144,8 @@ const KeySpec kKeys[] = {
      [](std::string_view v, BudgetConfig* c) { return ParseIntervalSeconds(v, &c->timeslice_interval); }},
     {"HeroWait",
      [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->hero_wait); }},
+    {"PreemptNotice",
+     [](std::string_view v, BudgetConfig* c) { return ParseNoticeSeconds(v, &c->preempt_notice); }},
     {"LookbackWindow",
      [](std::string_view v, BudgetConfig* c) { return ParsePositiveDuration(v, &c->lookback_window); }},
     {"MaxMinRuntime",

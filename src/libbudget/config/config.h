@@ -29,6 +29,10 @@
 //                              which contract it got (one line at
 //                              submission): yes | no
 //   TimesliceInterval=30       seconds between time-slicing passes
+//   PreemptNotice=30           seconds a preempted job keeps its GPUs
+//                              after its signal (SIGTERM, or its own
+//                              --signal), to write a checkpoint; 0: it
+//                              leaves at once (0 .. 3600)
 //   HeroWait=30:00             wait after which the first job of
 //                              HeroMinNodes whole nodes gets nodes held for
 //                              it, once its account ranks first
@@ -82,6 +86,7 @@ struct BudgetConfig {
   Seconds default_min_runtime = 0;         // DefaultMinRuntime
   bool default_contract_notice = true;     // DefaultContractNotice
   Seconds timeslice_interval = 30;         // TimesliceInterval
+  Seconds preempt_notice = 30;             // PreemptNotice
   Seconds hero_wait = 30 * 60;             // HeroWait
   uint32_t hero_min_nodes = 8;             // HeroMinNodes
   // Quick start (preempt.h rule 3b): a job of one node with at most this

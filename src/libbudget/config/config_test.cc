@@ -28,6 +28,7 @@ void test_defaults_when_empty(void**) {
   assert_int_equal(c.ledger_bucket, 300);
   assert_int_equal(c.recalc_interval, 30);
   assert_int_equal(c.timeslice_interval, 30);
+  assert_int_equal(c.preempt_notice, 30);  // a victim keeps its GPUs 30 s after its SIGTERM
   assert_int_equal(c.hero_wait, 1800);
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kReject);
   assert_true(c.default_contract_notice);  // a job without --min-runtime is told its contract
@@ -48,6 +49,7 @@ void test_reads_every_key_case_insensitively(void**) {
       "RecalcInterval=3\n"
       "UnknownAccount=Unallocated\n"
       "TimesliceInterval=2\n"
+      "preemptnotice=45\n"
       "HeroWait=1:00\n"
       "HeroMinNodes=4\n"
       "QuickStartGpus=2\n"
@@ -70,6 +72,7 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_int_equal(c.recalc_interval, 3);         // plain seconds
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kUnallocated);
   assert_int_equal(c.timeslice_interval, 2);
+  assert_int_equal(c.preempt_notice, 45);         // plain seconds
   assert_int_equal(c.hero_wait, 60);              // M:S 1:00
   assert_int_equal(c.hero_min_nodes, 4);
   assert_int_equal(c.quick_start_gpus, 2);
@@ -100,6 +103,9 @@ const BadCase kBad[] = {
     {"TreeConnectTimeout=30\nTreeFetchTimeout=10\n",
      "budget.conf: TreeConnectTimeout (30 s) is longer than TreeFetchTimeout (10 s)"},
     {"TimesliceInterval=99999\n", "budget.conf:1: key TimesliceInterval: must be between 1 and 86400 seconds"},
+    {"PreemptNotice=3601\n", "budget.conf:1: key PreemptNotice: must be between 0 and 3600 seconds"},
+    {"PreemptNotice=1:00\n", "budget.conf:1: key PreemptNotice: must be a whole number of seconds, got \"1:00\""},
+    {"PreemptNotice=-5\n", "budget.conf:1: key PreemptNotice: must be a whole number of seconds, got \"-5\""},
     {"UnknownAccount=maybe\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated, got \"maybe\""},
     {"UnknownAccount=rej\n", "budget.conf:1: key UnknownAccount: must be reject or unallocated"},
     // Empty: Trim gives a view with a null data(), once passed to strncasecmp
@@ -182,6 +188,7 @@ void test_shipped_example_is_valid(void**) {
   assert_int_equal(c.max_min_runtime, d.max_min_runtime);
   assert_int_equal(c.default_min_runtime, d.default_min_runtime);
   assert_int_equal(c.timeslice_interval, d.timeslice_interval);
+  assert_int_equal(c.preempt_notice, d.preempt_notice);
   assert_int_equal(c.hero_wait, d.hero_wait);
   assert_int_equal(c.hero_min_nodes, d.hero_min_nodes);
   assert_int_equal(c.quick_start_gpus, d.quick_start_gpus);

@@ -10,6 +10,20 @@ constexpr char kSeparator[] = "; ";
 constexpr char kRefusalPrefix[] = "contract change refused at ";
 constexpr char kRefusalReason[] = ": ";
 constexpr size_t kTimeLength = 19;  // YYYY-MM-DDTHH:MM:SS
+constexpr char kNoticePrefix[] = " with notice until ";
+constexpr size_t kNoticeLength = sizeof(kNoticePrefix) - 1 + kTimeLength;
+
+// Splits " with notice until <time>" off the end of a departure note:
+// false if it ends so but the time is no time the writer writes.
+bool SplitNotice(std::string_view* departure, TimePoint* until) {
+  *until = 0;
+  if (departure->size() <= kNoticeLength) return true;
+  std::string_view tail = departure->substr(departure->size() - kNoticeLength);
+  if (tail.substr(0, sizeof(kNoticePrefix) - 1) != kNoticePrefix) return true;
+  if (!ParseLocalTime(tail.substr(sizeof(kNoticePrefix) - 1), until)) return false;
+  departure->remove_suffix(kNoticeLength);
+  return true;
+}
 
 bool IsDeparture(std::string_view text) {
   PreemptionNote preemption;
@@ -23,8 +37,10 @@ bool IsPrintable(char c) { return c >= 0x20 && c <= 0x7e; }
 
 std::string FormatJobNotes(const JobNotes& notes) {
   if (notes.departure.empty()) return notes.refusal;
-  if (notes.refusal.empty()) return notes.departure;
-  return notes.departure + kSeparator + notes.refusal;
+  std::string departure = notes.departure;
+  if (notes.notice_until != 0) departure += kNoticePrefix + FormatLocalTime(notes.notice_until);
+  if (notes.refusal.empty()) return departure;
+  return departure + kSeparator + notes.refusal;
 }
 
 bool ParseJobNotes(std::string_view system_comment, JobNotes* out) {
@@ -34,7 +50,7 @@ bool ParseJobNotes(std::string_view system_comment, JobNotes* out) {
   if (!s.empty() && s.substr(0, sizeof(kRefusalPrefix) - 1) != kRefusalPrefix) {
     size_t end = s.find(kSeparator);
     std::string_view departure = s.substr(0, end);
-    if (!IsDeparture(departure)) return false;
+    if (!SplitNotice(&departure, &notes.notice_until) || !IsDeparture(departure)) return false;
     notes.departure = std::string(departure);
     s = end == std::string_view::npos ? std::string_view() : s.substr(end + sizeof(kSeparator) - 1);
     if (end != std::string_view::npos && s.empty()) return false;  // a separator with nothing after it
@@ -53,9 +69,10 @@ JobNotes JobNotesOf(std::string_view system_comment) {
   return notes;
 }
 
-std::string WithDeparture(std::string_view system_comment, std::string_view departure) {
+std::string WithDeparture(std::string_view system_comment, std::string_view departure, TimePoint notice_until) {
   JobNotes notes = JobNotesOf(system_comment);
   notes.departure = std::string(departure);
+  notes.notice_until = notice_until;
   return FormatJobNotes(notes);
 }
 
@@ -77,6 +94,10 @@ bool DepartureAt(const JobNotes& notes, TimePoint now, TimePoint* at) {
     return false;
   }
   if (when > now) return false;
+  if (notes.notice_until != 0) {
+    if (notes.notice_until > now) return false;
+    when = notes.notice_until;
+  }
   *at = when;
   return true;
 }

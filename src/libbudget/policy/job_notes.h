@@ -19,6 +19,14 @@
 // A departure note never holds "; "; the refusal goes last, so its reason
 // may. Each writer replaces its own note and keeps the other.
 //
+// Notice (budget.conf PreemptNotice): a job told to leave keeps its GPUs
+// until the notice ends, and its departure note then says until when:
+//   <departure> with notice until <YYYY-MM-DDTHH:MM:SS>
+// The departure's own time is when the job was told (signalled); the
+// notice's is when it was gone by: the notice's end, or, for a job that
+// left by itself sooner and was requeued, when it left (preempt/timeslice
+// rewrites it then). Either way the end of its run.
+//
 // Strict: ParseJobNotes accepts exactly what FormatJobNotes writes (each
 // note as its own parser accepts it, the reason printable ASCII of at most
 // kMaxRefusalReason bytes). Any other SystemComment (one a later Slurm
@@ -45,6 +53,9 @@ constexpr size_t kMaxRefusalReason = 240;
 
 struct JobNotes {
   std::string departure;  // a preemption or drain note's whole text, or ""
+  // When the departure's notice ends (0: it has none, the job left when
+  // told). Read only with a departure.
+  TimePoint notice_until = 0;
   std::string refusal;    // a refusal note's whole text, or ""
 };
 
@@ -60,15 +71,18 @@ bool ParseJobNotes(std::string_view system_comment, JobNotes* out);
 JobNotes JobNotesOf(std::string_view system_comment);
 
 // `system_comment` with its departure note replaced by `departure` (a
-// FormatPreemptionNote or FormatDrainNote text), the refusal kept.
-std::string WithDeparture(std::string_view system_comment, std::string_view departure);
+// FormatPreemptionNote or FormatDrainNote text) with a notice until
+// `notice_until` (0: none), the refusal kept.
+std::string WithDeparture(std::string_view system_comment, std::string_view departure,
+                          TimePoint notice_until = 0);
 
 // `system_comment` with its refusal note replaced by `refusal`
 // (FormatRefusalNote), the departure kept.
 std::string WithRefusal(std::string_view system_comment, std::string_view refusal);
 
-// When the job's last run ended, by its departure note: false if there is
-// none, or it is dated after `now`.
+// When the job's last run ended, by its departure note (the end of its
+// notice if it had one, else when it was told): false if there is none, or
+// that time is after `now`.
 bool DepartureAt(const JobNotes& notes, TimePoint now, TimePoint* at);
 
 struct RefusalNote {

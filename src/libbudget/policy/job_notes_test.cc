@@ -116,6 +116,34 @@ void test_departure_at_refuses_a_future_date(void**) {
   assert_int_equal(at, 7);
 }
 
+// A departure with a notice: told at kAt, to be gone 45 s later. The run
+// ends at the notice's end; the suffix is read only as the writer writes it.
+void test_a_notice_reads_back_and_dates_the_run_end(void**) {
+  Utc utc;
+  std::string sc = budget::WithDeparture(kRefused, kPreempted, kAt + 45);
+  assert_string_equal(sc.c_str(), (std::string(kPreempted) + " with notice until 2027-01-15T08:00:45; " + kRefused).c_str());
+  budget::JobNotes notes;
+  assert_true(budget::ParseJobNotes(sc, &notes));
+  assert_string_equal(notes.departure.c_str(), kPreempted);  // the note itself, as its parser reads it
+  assert_int_equal(notes.notice_until, kAt + 45);
+  assert_string_equal(budget::FormatJobNotes(notes).c_str(), sc.c_str());
+  budget::TimePoint at = 0;
+  assert_false(budget::DepartureAt(notes, kAt + 44, &at));  // still in its notice: its run has not ended
+  assert_true(budget::DepartureAt(notes, kAt + 45, &at));
+  assert_int_equal(at, kAt + 45);
+  // A drain departure takes one too; a new departure without one drops it.
+  notes = budget::JobNotesOf(budget::WithDeparture("", kDrained, kAt + 60));
+  assert_string_equal(notes.departure.c_str(), kDrained);
+  assert_int_equal(notes.notice_until, kAt + 60);
+  assert_int_equal(budget::JobNotesOf(budget::WithDeparture(sc, kDrained)).notice_until, 0);
+  // Not as the writer writes it: no note at all.
+  const std::string p = kPreempted;
+  for (const std::string& text : {p + " with notice until 2027-13-15T08:00:45", p + " with notice until 2027-01-15T08:00:4",
+                                  p + " with notice until  2027-01-15T08:00:45", std::string(" with notice until 2027-01-15T08:00:45")}) {
+    if (budget::ParseJobNotes(text, &notes)) fail_msg("accepted: \"%s\"", text.c_str());
+  }
+}
+
 }  // namespace
 
 int main(void) {
@@ -124,6 +152,7 @@ int main(void) {
       cmocka_unit_test(test_only_what_the_writers_write_is_read),
       cmocka_unit_test(test_refusal_reason_is_made_printable_and_capped),
       cmocka_unit_test(test_departure_at_refuses_a_future_date),
+      cmocka_unit_test(test_a_notice_reads_back_and_dates_the_run_end),
   };
   return cmocka_run_group_tests_name("job_notes", tests, nullptr, nullptr);
 }

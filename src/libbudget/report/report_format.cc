@@ -169,6 +169,7 @@ void WriteReportHead(JsonWriter& w, const ReportSnapshot& s) {
   w.Key("bucket_width").Int(s.bucket_width);
   w.Key("history_width").Int(s.history_width);
   w.Key("recalc_interval").Int(s.recalc_interval);
+  w.Key("preempt_notice").Int(s.preempt_notice);
   w.Key("capacity_gpus").Double(s.capacity_gpus);
   if (s.has_fragmentation) {
     w.Key("fragmentation").Double(s.fragmentation);

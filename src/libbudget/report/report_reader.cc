@@ -446,6 +446,9 @@ void ParseSnapshotObject(const json_object* obj, ReportSnapshot* s, std::string*
   r.IntAs("bucket_width", &s->bucket_width, 1, kMaxDuration);
   r.IntAs("history_width", &s->history_width, 1, kMaxDuration);
   r.IntAs("recalc_interval", &s->recalc_interval, 1, kMaxDuration);
+  json_object* notice = nullptr;
+  if (!r.failed() && json_object_object_get_ex(obj, "preempt_notice", &notice))
+    r.IntAs("preempt_notice", &s->preempt_notice, 0, kMaxDuration);
   r.Number("capacity_gpus", &s->capacity_gpus, false);
   json_object* frag = nullptr;
   if (!r.failed() && json_object_object_get_ex(obj, "fragmentation", &frag) && frag != nullptr) {

@@ -21,7 +21,7 @@
 //   { "format": "slurm-budget-report", "version": 3,
 //     "generated_at": T, "tree_source": "/etc/slurm/budget-tree.json",
 //     "window": 604800, "bucket_width": 300, "history_width": 3600,
-//     "recalc_interval": 30, "capacity_gpus": 64,
+//     "recalc_interval": 30, "preempt_notice": 30, "capacity_gpus": 64,
 //     "fragmentation": 0.125 | null,
 //     "tree_loaded": true, "pass_seconds": 0.012,
 //     "gpu_weights": { "b200": 2, "h100": 1 },
@@ -211,6 +211,10 @@ struct ReportSnapshot {
   Seconds bucket_width = 0;
   Seconds history_width = 3600;
   Seconds recalc_interval = 30;
+  // budget.conf PreemptNotice: how long a job told to leave keeps its GPUs
+  // (start_estimate.h counts it). Optional: 0 when absent (snapshots
+  // written before it was recorded).
+  Seconds preempt_notice = 0;
   double capacity_gpus = 0.0;
   bool has_fragmentation = false;
   double fragmentation = 0.0;  // packing.h's figure, in [0, 1]

@@ -257,6 +257,24 @@ void TestGpuWeightsAreRecordedAndOldFilesHaveNone(void**) {
   }
 }
 
+// PreemptNotice is recorded; a file written before it was has none (0).
+void TestPreemptNoticeIsRecordedAndOldFilesHaveNone(void**) {
+  ReportSnapshot s = Sample();
+  s.preempt_notice = 45;
+  const std::string whole = budget::FormatReportSnapshot(s);
+  assert_true(whole.find("\"preempt_notice\":45") != std::string::npos);
+  ReportSnapshot out;
+  assert_true(budget::ParseReportSnapshot(whole, "x", &out).ok());
+  assert_int_equal(out.preempt_notice, 45);
+  const std::string without = SampleWith("\"preempt_notice\":0,", "");
+  assert_true(without.find("preempt_notice") == std::string::npos);
+  out.preempt_notice = 7;
+  assert_true(budget::ParseReportSnapshot(without, "x", &out).ok());
+  assert_int_equal(out.preempt_notice, 0);
+  ReportSnapshot bad;
+  assert_false(budget::ParseReportSnapshot(SampleWith("\"preempt_notice\":0", "\"preempt_notice\":-1"), "x", &bad).ok());
+}
+
 // --- job rows (version 2) and job objects (version 1) ------------------
 
 // Formats `s` and parses it back; fails the test on an error.
@@ -501,6 +519,7 @@ int main() {
       cmocka_unit_test(TestMalformedDocumentsAreRefusedByPath),
       cmocka_unit_test(TestUnknownKeysAreIgnored),
       cmocka_unit_test(TestGpuWeightsAreRecordedAndOldFilesHaveNone),
+      cmocka_unit_test(TestPreemptNoticeIsRecordedAndOldFilesHaveNone),
       cmocka_unit_test(TestExtremeFiniteNumbersRoundTripExactly),
       cmocka_unit_test(TestRowsRoundTripEveryJobFieldSetAndUnset),
       cmocka_unit_test(TestVersion1JobObjectsAreStillRead),

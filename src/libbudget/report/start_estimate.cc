@@ -7,7 +7,8 @@
 namespace budget {
 
 StartEstimate EstimateStart(const SnapshotJob& job, const std::vector<SnapshotJob>& ahead,
-                            const std::vector<SnapshotJob>& running, double capacity_gpus, TimePoint now) {
+                            const std::vector<SnapshotJob>& running, double capacity_gpus, TimePoint now,
+                            Seconds notice) {
   StartEstimate e;
   if (!job.allocated || job.rank == FairShareOrder::kNoRank) return e;
   e.gpus_needed = job.gpus;
@@ -39,11 +40,13 @@ StartEstimate EstimateStart(const SnapshotJob& job, const std::vector<SnapshotJo
     e.at = now;
     return e;
   }
+  // A preemption takes them when it may; its victims keep them for their
+  // notice.
   for (const auto& [when, gpus] : releases) {
     have += gpus;
     if (have >= e.gpus_needed) {
       e.known = true;
-      e.at = when;
+      e.at = when + std::max<Seconds>(0, notice);
       return e;
     }
   }

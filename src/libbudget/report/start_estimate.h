@@ -11,6 +11,8 @@
 //   - a running allocated job's GPUs from the second after its protection
 //     end (the snapshot's last protected second; now if past), when its
 //     tree node ranks behind the job's;
+// each GPU a preemption frees coming free `notice` later (PreemptNotice:
+// the victim keeps it that long after it is told);
 // in time order, after the GPUs of the allocated jobs waiting ahead of it
 // (they are served first). The estimate is the first time those GPUs
 // cover the job's plus those ahead; the pass then starts it at its next
@@ -43,10 +45,12 @@ struct StartEstimate {
 
 // `job`: the pending job (its rank and GPUs); `ahead`: the allocated jobs
 // waiting ahead of it in Slurm's order; `running`: the snapshot's running
-// jobs; `capacity_gpus`: the snapshot's. A job of no rank (unallocated, or
-// an account outside the tree) gets no estimate.
+// jobs; `capacity_gpus` and `notice`: the snapshot's (capacity_gpus,
+// preempt_notice). A job of no rank (unallocated, or an account outside
+// the tree) gets no estimate.
 StartEstimate EstimateStart(const SnapshotJob& job, const std::vector<SnapshotJob>& ahead,
-                            const std::vector<SnapshotJob>& running, double capacity_gpus, TimePoint now);
+                            const std::vector<SnapshotJob>& running, double capacity_gpus, TimePoint now,
+                            Seconds notice = 0);
 
 }  // namespace budget
 

@@ -65,6 +65,20 @@ void test_free_gpus_and_unallocated_work_count_now(void**) {
   assert_int_equal(e.at, kNow);
 }
 
+void test_a_notice_delays_what_a_preemption_frees(void**) {
+  // As above with PreemptNotice=30: free GPUs are free now, but the
+  // unallocated job's and the rank-2 job's come free 30 s after the pass
+  // takes them (their victims keep them for their notice).
+  std::vector<SnapshotJob> running = {Job(1, 8, 2, true, 1300), Job(2, 4, FairShareOrder::kNoRank, false, 0)};
+  StartEstimate e = EstimateStart(Pending(3, 4, 1), {}, running, kCapacity, kNow, 30);
+  assert_int_equal(e.at, kNow);
+  e = EstimateStart(Pending(3, 8, 1), {}, running, kCapacity, kNow, 30);
+  assert_int_equal(e.at, kNow + 30);
+  assert_int_equal(e.gpus_free_now, 8);  // free, or held by unallocated work: as without a notice
+  e = EstimateStart(Pending(3, 12, 1), {}, running, kCapacity, kNow, 30);
+  assert_int_equal(e.at, 1331);
+}
+
 void test_jobs_ahead_are_served_first(void**) {
   // Two lower-ranked 8-GPU jobs are protected through 1200 and 1500; an
   // allocated 8-GPU job waits ahead: ours gets the second, from 1501.
@@ -98,6 +112,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_head_of_line_waits_for_a_lower_ranked_protection),
       cmocka_unit_test(test_free_gpus_and_unallocated_work_count_now),
+      cmocka_unit_test(test_a_notice_delays_what_a_preemption_frees),
       cmocka_unit_test(test_jobs_ahead_are_served_first),
       cmocka_unit_test(test_unknown_when_only_work_ranked_ahead_could_free_gpus),
   };
