@@ -9,6 +9,8 @@
 #include "libbudget/state/tree_from_associations.h"
 // Last: cmocka defines a fail() macro that would break <ios>.
 #include "libbudget/testing/test_support.h"
+#include "libbudget/testing/test_ledgers.h"
+#include "libbudget/testing/test_lines.h"
 #include "libbudget/testing/test_trees.h"
 
 namespace {
@@ -16,19 +18,13 @@ namespace {
 using budget::AllocationTree;
 using budget::AssociationRecord;
 using budget::Ledger;
+using budget::testing::SmallLedger;
 using budget::MigrateLedgerPaths;
+using budget::testing::AssertLines;
 using budget::testing::ParseTreeOrFail;
 using Series = budget::Ledger::Series;
 
 constexpr budget::TimePoint kNow = 3600;
-
-Ledger SmallLedger() {
-  Ledger::Options o;
-  o.window = 3600;
-  o.bucket_width = 300;
-  o.report_bucket_width = 900;
-  return Ledger(o);
-}
 
 // Charges `gpus` GPUs over the last 300 s to `path`: 300 x gpus GPU-s.
 void Charge(Ledger* ledger, const std::string& path, double gpus) {
@@ -43,15 +39,6 @@ std::vector<std::string> Lines(const std::vector<Ledger::PathMove>& moves) {
   std::vector<std::string> lines;
   for (const Ledger::PathMove& m : moves) lines.push_back(m.from + " -> " + m.to);
   return lines;
-}
-
-void AssertLines(const std::vector<std::string>& got, const std::vector<std::string>& expected) {
-  for (size_t i = 0; i < got.size() && i < expected.size(); ++i) {
-    if (got[i] != expected[i]) {
-      fail_msg("line %zu:\n got      %s\n expected %s", i, got[i].c_str(), expected[i].c_str());
-    }
-  }
-  assert_int_equal(got.size(), expected.size());
 }
 
 AllocationTree TreeOfAssociations(const std::vector<AssociationRecord>& records) {

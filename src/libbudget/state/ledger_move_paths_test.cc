@@ -11,23 +11,17 @@
 #include "libbudget/state/ledger_file.h"
 // Last: cmocka defines a fail() macro that would break <ios>.
 #include "libbudget/testing/test_support.h"
+#include "libbudget/testing/test_ledgers.h"
 
 namespace {
 
 using budget::Ledger;
+using budget::testing::SmallLedger;
 using budget::TimePoint;
 using Series = budget::Ledger::Series;
 using Moves = std::vector<Ledger::PathMove>;
 
 constexpr Series kAllSeries[] = {Series::kAllocated, Series::kUnallocated, Series::kDemand};
-
-Ledger SmallLedger() {
-  Ledger::Options o;
-  o.window = 3600;
-  o.bucket_width = 300;
-  o.report_bucket_width = 900;
-  return Ledger(o);
-}
 
 void AssertNear(double expected, double actual) {
   if (std::fabs(expected - actual) > 1e-9) fail_msg("expected %.9g, got %.9g", expected, actual);

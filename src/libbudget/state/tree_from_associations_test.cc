@@ -14,6 +14,7 @@
 
 // Last: cmocka defines a fail() macro that would break <ios>.
 #include "libbudget/testing/test_support.h"
+#include "libbudget/testing/test_lines.h"
 #include "libbudget/testing/test_trees.h"
 
 #include "libbudget/state/tree.h"
@@ -27,6 +28,7 @@ using budget::AssociationRecord;
 using budget::NodeId;
 using budget::Status;
 using budget::TreeJsonFromAssociations;
+using budget::testing::AssertLines;
 using budget::testing::ParseTreeOrFail;
 
 // Builders, in sacctmgr's words.
@@ -74,15 +76,6 @@ std::vector<std::string> Describe(const AllocationTree& tree) {
     lines.push_back(line.str());
   }
   return lines;
-}
-
-void AssertLines(const std::vector<std::string>& got, const std::vector<std::string>& expected) {
-  for (size_t i = 0; i < got.size() && i < expected.size(); ++i) {
-    if (got[i] != expected[i]) {
-      fail_msg("line %zu:\n got      %s\n expected %s", i, got[i].c_str(), expected[i].c_str());
-    }
-  }
-  assert_int_equal(got.size(), expected.size());
 }
 
 // tree.h's example tree, as slurmdbd would hold it (with llm an account).
