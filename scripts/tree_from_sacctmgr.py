@@ -19,6 +19,10 @@ An account with Fairshare=parent (Fair Tree then ranks its children with
 its parent's) is written with share 1 and named on stderr: decide its share.
 A node name keeps only [A-Za-z0-9._-] (others become '_'); siblings must
 still differ, which budget-sim --tree or the plugin checks.
+Refused, as BudgetTree=slurmdbd refuses them
+(src/libbudget/state/tree_from_associations.h): an account listed twice
+(several clusters: add where cluster=NAME), an account whose parent is not
+listed or whose parents loop, a user of an account that is not listed.
 """
 import json
 import re
@@ -37,6 +41,22 @@ def node_name(text):
     return re.sub(r"[^A-Za-z0-9._-]", "_", text)
 
 
+def check_hierarchy(parents, users):
+    problems = [f"account {a}: its parent {p} is not listed" for a, p in sorted(parents.items())
+                if p != "root" and p not in parents]
+    for account in sorted(parents):
+        seen, at = set(), account
+        while at in parents and at not in seen:
+            seen.add(at)
+            at = parents[at]
+        if at in seen:
+            problems.append(f"account {account}: its parents form a cycle that never reaches root")
+    problems += [f"user {u}: their account {a} is not listed" for a in sorted(users)
+                 if a != "root" and a not in parents for u, _ in sorted(users[a])]
+    if problems:
+        sys.exit("\n".join("tree_from_sacctmgr: " + p for p in problems))
+
+
 def main():
     parents, account_shares, users = {}, {}, {}
     for number, line in enumerate(sys.stdin, 1):
@@ -47,8 +67,12 @@ def main():
         if user:
             users.setdefault(account, []).append((user, fairshare))
         elif account != "root":
+            if account in parents:
+                sys.exit(f"tree_from_sacctmgr: line {number}: account {account} listed twice "
+                         "(several clusters? add where cluster=NAME)")
             parents[account] = parent
             account_shares[account] = fairshare
+    check_hierarchy(parents, users)
 
     def subtree(account):
         children = [subtree(a) for a in sorted(parents) if parents[a] == account]

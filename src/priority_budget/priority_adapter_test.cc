@@ -782,6 +782,52 @@ void test_tree_source_specs(void** /*state*/) {
   assert_false(budget_prio::TreeSource::FromSpec("file://relative", &source).ok());
 }
 
+// BudgetTree=slurmdbd: the tree of the associations, read through the
+// reader the plugin registers (association_reader.h), checked and kept as
+// a file's: read at every pass until a tree loads, then every
+// BudgetRefresh; a refused read keeps the last good tree.
+std::string g_associations_json;
+budget::Status g_associations_status;
+budget::Status FakeAssociationReader(std::string* text) {
+  if (g_associations_status.ok()) *text = g_associations_json;
+  return g_associations_status;
+}
+
+void test_tree_source_slurmdbd(void** /*state*/) {
+  budget_prio::TreeSource source;
+  assert_true(budget_prio::TreeSource::FromSpec("slurmdbd", &source).ok());
+  assert_true(source.is_slurmdbd());
+  assert_false(source.is_file());
+  assert_string_equal(source.description().c_str(), "slurmdbd");
+  assert_int_equal(source.ModificationTime(), 0);
+  std::string text;
+  budget_prio::TreeSource::SetAssociationReader(nullptr);
+  budget::Status st = source.Fetch(&text);
+  assert_false(st.ok());
+  assert_non_null(strstr(st.message().c_str(), "no association reader"));
+  budget_prio::TreeSource::SetAssociationReader(&FakeAssociationReader);
+  ScratchDir scratch;
+  budget_prio::TreeReloader reloader(source, budget_prio::StateFile(scratch.path(), budget_prio::kLastGoodTreeFileName),
+                                     300);
+  // slurmdbd not up yet: no tree, and due again at the next pass.
+  g_associations_status = budget::Status::IOError("slurmdbd: slurmctld has no associations yet (is slurmdbd up?)");
+  assert_true(reloader.Reload(1000).kind == budget_prio::ReloadOutcome::Kind::kRefused);
+  assert_true(reloader.ReloadDue(1001));
+  // Up: the tree loads, and is then read every BudgetRefresh.
+  g_associations_status = budget::Status::Ok();
+  g_associations_json = kTree;
+  assert_true(reloader.Reload(1001).kind == budget_prio::ReloadOutcome::Kind::kLoaded);
+  assert_int_equal(reloader.tree().size(), 4);
+  assert_false(reloader.ReloadDue(1100));
+  assert_true(reloader.ReloadDue(1301));
+  // A hierarchy the core refuses: the last good tree stays.
+  g_associations_status = budget::Status::InvalidArgument("slurmdbd's associations: account \"x\": no parent");
+  assert_true(reloader.Reload(1301).kind == budget_prio::ReloadOutcome::Kind::kRefused);
+  assert_int_equal(reloader.tree().size(), 4);
+  assert_false(reloader.ReloadDue(1302));
+  budget_prio::TreeSource::SetAssociationReader(nullptr);
+}
+
 // libcurl is loaded on demand: a missing library, or one without curl's
 // functions, is an error naming it; the real one loads.
 void test_curl_library_loads_on_demand(void** /*state*/) {
@@ -1137,6 +1183,7 @@ int main(void) {
       cmocka_unit_test(test_view_cache_resolves_nodes_per_tree),
       cmocka_unit_test(test_changed_jobs_overflow_to_a_full_rebuild),
       cmocka_unit_test(test_tree_source_specs),
+      cmocka_unit_test(test_tree_source_slurmdbd),
       cmocka_unit_test(test_curl_library_loads_on_demand),
       cmocka_unit_test(test_unreachable_url_is_an_error),
       cmocka_unit_test(test_reloader_keeps_last_good_tree),

@@ -36,6 +36,7 @@
 #include "libbudget/config/slurm_settings.h"
 #include "plugin_support/budget_conf_location.h"
 #include "plugin_support/guarded_call.h"
+#include "priority_budget/association_reader.h"
 #include "priority_budget/job_snapshot.h"
 #include "priority_budget/plugin_state.h"
 #include "priority_budget/priority_pass.h"
@@ -87,7 +88,7 @@ int Init() {
     return budget::Status::InvalidArgument(
         "BudgetTree is not set in " + path + (missing ? " (the file does not exist)" : "") +
         ": priority/budget needs an allocation tree (BudgetTree=<path, file://, http:// or https:// URL of the "
-        "tree JSON>)");
+        "tree JSON>, or BudgetTree=slurmdbd for Slurm's account hierarchy)");
   };
   plugin_support::LoadOptions options;
   options.state_dir = slurm_conf.state_save_location;
@@ -101,6 +102,7 @@ int Init() {
   // A bad file at a reconfigure (23.11+ re-executes slurmctld): the last
   // good one is used, and the log says so as an error.
   if (!conf.fallback.empty()) error("priority/budget: %s", conf.fallback.c_str());
+  budget_prio::TreeSource::SetAssociationReader(&budget_prio::ReadAssociationTree);
   auto thread = std::make_unique<budget_prio::RecalcThread>(config, path, slurm_conf.state_save_location, &g_state);
   thread->SetStandingsRead(TimesliceConfigured());
   st = thread->Start();

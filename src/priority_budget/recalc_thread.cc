@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "libbudget/state/ledger_generations.h"
+#include "libbudget/state/ledger_migration.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/pass_clock.h"
 #include "libbudget/report/report_snapshot.h"
@@ -303,9 +304,17 @@ void RecalcThread::ReloadTreeIfDue(budget::TimePoint now, bool forced) {
 bool RecalcThread::AdoptFetchedTree() {
   FetchResult fetched;
   if (!fetcher_->TakeResult(&fetched)) return false;
+  std::shared_ptr<const budget::AllocationTree> before = reloader_->shared_tree();
   ReloadOutcome outcome = reloader_->FinishReload(fetched.source, fetched.status, std::move(fetched.text));
   LogReloadOutcome(outcome, fetched.seconds);
-  return outcome.kind == ReloadOutcome::Kind::kLoaded;
+  if (outcome.kind != ReloadOutcome::Kind::kLoaded) return false;
+  // An account moved or renamed in the tree (sacctmgr's `set parent=`, an
+  // edited document) keeps its window's usage (ledger_migration.h).
+  if (before && !before->empty()) {
+    for (const budget::Ledger::PathMove& move : budget::MigrateLedgerPaths(*before, reloader_->tree(), &ledger_))
+      info("priority/budget: the usage of %s moved with it to %s", move.from.c_str(), move.to.c_str());
+  }
+  return true;
 }
 
 void RecalcThread::LogReloadOutcome(const ReloadOutcome& outcome, double fetch_seconds) {

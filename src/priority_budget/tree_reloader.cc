@@ -31,6 +31,10 @@ budget::Status TreeReloader::LoadLastGood() {
 
 bool TreeReloader::ReloadDue(budget::TimePoint now) const {
   if (!fetched_) return true;
+  // slurmctld may not hold the associations yet (slurmdbd down at start):
+  // without a tree, slurmdbd's is read again at every pass, as cheap as a
+  // copy of the association list.
+  if (source_.is_slurmdbd() && !has_tree()) return true;
   if (now - last_fetch_ >= refresh_) return true;
   return source_.is_file() && source_.ModificationTime() != last_mtime_;
 }

@@ -2,8 +2,9 @@
 // re-read its source (budget.conf BudgetTree).
 //
 // When: a reload is due when the source is a file whose mtime changed, when
-// BudgetRefresh has passed since the last fetch, or when forced
-// (scontrol reconfigure). A fetch that fails or a document the core refuses
+// BudgetRefresh has passed since the last fetch, when forced (scontrol
+// reconfigure), or, for slurmdbd's associations, at every pass while there
+// is no tree yet. A fetch that fails or a document the core refuses
 // leaves the current tree in place (the outcome carries the reason: the
 // source and the core's JSON path and reason); a document identical to the
 // current one changes nothing. Every accepted new text is saved as the

@@ -14,6 +14,8 @@ namespace budget_prio {
 
 namespace {
 
+std::atomic<TreeSource::AssociationReader> g_association_reader{nullptr};
+
 bool StartsWith(const std::string& s, const char* prefix) {
   return s.compare(0, std::strlen(prefix), prefix) == 0;
 }
@@ -45,7 +47,10 @@ int AbortIfCancelled(void* cancel, curl_off_t, curl_off_t, curl_off_t, curl_off_
 budget::Status TreeSource::FromSpec(const std::string& spec, TreeSource* out) {
   TreeSource source;
   if (spec.empty()) return budget::Status::InvalidArgument("BudgetTree is empty");
-  if (StartsWith(spec, "file://")) {
+  if (spec == kSlurmdbd) {
+    source.slurmdbd_ = true;
+    source.url_ = kSlurmdbd;
+  } else if (StartsWith(spec, "file://")) {
     source.file_path_ = spec.substr(std::strlen("file://"));
     if (source.file_path_.empty() || source.file_path_[0] != '/') {
       return budget::Status::InvalidArgument("BudgetTree=" + spec + ": a file:// URL needs an absolute path");
@@ -62,7 +67,14 @@ budget::Status TreeSource::FromSpec(const std::string& spec, TreeSource* out) {
   return budget::Status::Ok();
 }
 
+void TreeSource::SetAssociationReader(AssociationReader reader) { g_association_reader.store(reader); }
+
 budget::Status TreeSource::Fetch(std::string* text, const std::atomic<bool>* cancel) const {
+  if (slurmdbd_) {
+    AssociationReader reader = g_association_reader.load();
+    if (!reader) return budget::Status::IOError("slurmdbd: no association reader (not inside slurmctld)");
+    return reader(text);
+  }
   return is_file() ? FetchFile(text) : FetchUrl(text, cancel);
 }
 

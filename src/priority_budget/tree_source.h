@@ -3,7 +3,10 @@
 // disk; an http:// or https:// URL is fetched with libcurl (loaded at the
 // first URL fetch, see curl_library.h), with a connect timeout and a total
 // timeout (budget.conf TreeConnectTimeout, TreeFetchTimeout), following
-// redirects.
+// redirects; the word `slurmdbd` (kSlurmdbd) reads slurmctld's copy of
+// slurmdbd's association tree through the reader the plugin registers
+// (SetAssociationReader; association_reader.h), re-read every
+// BudgetRefresh like a URL.
 //
 // Fetching blocks (up to the total timeout for a URL): call it only from the
 // tree fetcher's thread (tree_fetcher.h), never under slurmctld's locks, on
@@ -32,9 +35,16 @@ class TreeSource {
   // well inside it).
   static constexpr size_t kMaxDocumentBytes = 64u << 20;
 
+  // The BudgetTree value that names slurmdbd's association tree.
+  static constexpr char kSlurmdbd[] = "slurmdbd";
+  using AssociationReader = budget::Status (*)(std::string* text);
+
   // Parses a BudgetTree value. InvalidArgument for an empty value or a URL
   // scheme other than file, http and https.
   static budget::Status FromSpec(const std::string& spec, TreeSource* out);
+  // The function that reads the association tree (set once, at plugin
+  // load, before any fetch; without one a slurmdbd source fails to fetch).
+  static void SetAssociationReader(AssociationReader reader);
 
   // The URL timeouts, in seconds (REQUIRES: 1 <= connect <= total).
   void set_timeouts(long connect_seconds, long total_seconds) {
@@ -45,7 +55,8 @@ class TreeSource {
   long total_timeout() const { return total_timeout_; }
 
   bool is_file() const { return !file_path_.empty(); }
-  // The file path (files) or the URL, for messages.
+  bool is_slurmdbd() const { return slurmdbd_; }
+  // The file path (files), the URL, or "slurmdbd", for messages.
   const std::string& description() const { return is_file() ? file_path_ : url_; }
 
   // The document's text. IOError naming the source and the reason (the
@@ -55,7 +66,7 @@ class TreeSource {
   budget::Status Fetch(std::string* text, const std::atomic<bool>* cancel = nullptr) const;
 
   // Files: the file's mtime in nanoseconds, or -1 if it cannot be stat'ed.
-  // URLs: always 0 (they are re-fetched every BudgetRefresh instead).
+  // URLs and slurmdbd: always 0 (re-fetched every BudgetRefresh instead).
   int64_t ModificationTime() const;
 
  private:
@@ -63,7 +74,8 @@ class TreeSource {
   budget::Status FetchUrl(std::string* text, const std::atomic<bool>* cancel) const;
 
   std::string file_path_;  // set for paths and file:// URLs
-  std::string url_;        // set for http(s):// URLs
+  std::string url_;        // set for http(s):// URLs, and "slurmdbd"
+  bool slurmdbd_ = false;
   long connect_timeout_ = kConnectTimeoutSeconds;
   long total_timeout_ = kTotalTimeoutSeconds;
 };

@@ -194,7 +194,8 @@ std::string_view Trim(std::string_view s) {
 // whatever directory the daemon or tool runs in. URLs and absolute paths
 // stay as they are; so does everything when `file` has no directory.
 std::string TreePathBeside(const std::string& file, const std::string& tree) {
-  if (tree.empty() || tree[0] == '/' || tree.find("://") != std::string::npos) return tree;
+  if (tree.empty() || tree[0] == '/' || tree.find("://") != std::string::npos || tree == kBudgetTreeSlurmdbd)
+    return tree;
   size_t slash = file.rfind('/');
   if (slash == std::string::npos) return tree;
   return file.substr(0, slash + 1) + tree;

@@ -9,8 +9,10 @@
 //
 // Keys and defaults (durations in Slurm time format, see time_string.h;
 // *Interval keys in plain seconds, as in slurm.conf):
-//   BudgetTree=PATH|URL        allocation tree (JSON): a path, file://,
-//                              http:// or https:// URL; no default
+//   BudgetTree=PATH|URL|slurmdbd  allocation tree (JSON): a path, file://,
+//                              http:// or https:// URL; or slurmdbd: the
+//                              tree of Slurm's associations (a file named
+//                              so: ./slurmdbd); no default
 //   BudgetRefresh=5:00         re-read the tree at least this often
 //   TreeConnectTimeout=5       seconds a BudgetTree URL may take to accept
 //                              the connection
@@ -66,6 +68,10 @@
 namespace budget {
 
 enum class UnknownAccountPolicy { kReject, kUnallocated };
+
+// BudgetTree's value for the tree of Slurm's associations (slurmdbd's, as
+// slurmctld holds them).
+constexpr char kBudgetTreeSlurmdbd[] = "slurmdbd";
 
 struct BudgetConfig {
   std::string budget_tree;                 // BudgetTree

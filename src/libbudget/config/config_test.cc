@@ -220,6 +220,10 @@ void test_a_relative_tree_is_beside_budget_conf(void**) {
   assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=file:///srv/t.json").c_str(),
                       "file:///srv/t.json");
   assert_string_equal(tree_of("budget.conf", "BudgetTree=t.json").c_str(), "t.json");
+  // slurmdbd's associations, not a file beside budget.conf; a file of that
+  // name is ./slurmdbd.
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=slurmdbd").c_str(), "slurmdbd");
+  assert_string_equal(tree_of("/etc/slurm/budget.conf", "BudgetTree=./slurmdbd").c_str(), "/etc/slurm/./slurmdbd");
 }
 
 }  // namespace

@@ -79,6 +79,19 @@ class Ledger::RingOps {
     return total;
   }
 
+  // Adds every retained bucket of `other` (a ring of the same size), the
+  // head moving to the newer of the two; buckets that then fall out of the
+  // ring are dropped, as in Add.
+  void AddRing(const Ring& other) {
+    if (other.head == Ledger::kNoHead || !other.slots) return;
+    Allocate();
+    Advance(other.head);
+    for (int64_t k = other.head - n_ + 1; k <= other.head; ++k) {
+      const float v = other.slots[Slot(k)];
+      if (v != 0.0f) Add(k, v);
+    }
+  }
+
   // Replaces the contents: values[i] is bucket head - (n-1) + i.
   void Assign(int64_t head, const std::vector<float>& values) {
     Allocate();
@@ -343,6 +356,34 @@ bool Ledger::ForgetPath(const std::string& path) {
   ++paths_generation_;
   earliest_change_ = kAllChanged;
   return true;
+}
+
+size_t Ledger::MovePaths(const std::vector<PathMove>& moves) {
+  std::vector<std::pair<const std::string*, PathUsage>> taken;
+  for (const PathMove& move : moves) {
+    if (move.from == move.to) continue;
+    auto it = paths_.find(move.from);
+    if (it == paths_.end()) continue;
+    taken.emplace_back(&move.to, std::move(it->second));
+    paths_.erase(it);
+  }
+  for (auto& [to, usage] : taken) {
+    auto entry = paths_.try_emplace(*to).first;
+    for (int s = 0; s < kSeriesCount; ++s) {
+      Ring& from_ring = usage.rings[s];
+      Ring& to_ring = entry->second.rings[s];
+      if (!to_ring.slots) {
+        to_ring = std::move(from_ring);
+      } else {
+        RingOps(&to_ring, BucketCount(static_cast<Series>(s))).AddRing(from_ring);
+      }
+    }
+  }
+  if (!taken.empty()) {
+    ++paths_generation_;
+    earliest_change_ = kAllChanged;
+  }
+  return taken.size();
 }
 
 TimePoint Ledger::TakeEarliestChange() {

@@ -2,7 +2,9 @@
 // lookback window, in fixed-width time buckets.
 //
 // Three series are kept per path (a tree path such as "llm/pretrain"; the
-// ledger is keyed by path, not by tree node, so it survives tree reloads):
+// ledger is keyed by path, not by tree node, so it survives tree reloads;
+// a reload that moves an allocation moves its usage with MovePaths,
+// ledger_migration.h):
 //   kAllocated    GPU-seconds occupied by allocated work (min-runtime > 0);
 //                 this is what the fair-share order ranks on.
 //   kUnallocated  GPU-seconds occupied by unallocated work (min-runtime 0).
@@ -196,6 +198,22 @@ class Ledger {
   // Drops a path and its buckets (e.g. a node removed from the tree whose
   // usage no longer matters). Returns whether it existed.
   bool ForgetPath(const std::string& path);
+  // Moves the usage of each move's `from` path (every series, every
+  // retained bucket) to its `to` path, adding it to what `to` already
+  // holds, and forgets `from`: for a tree reload that moved or renamed an
+  // allocation (ledger_migration.h). Every source is taken out before any
+  // destination is written, so one call may swap paths or chain them (with
+  // a -> b and b -> c, a's usage ends at b and b's at c). Adding follows
+  // Charge's rules: a series's head becomes the newer of the two, and
+  // buckets older than the window it then ends are dropped. A source
+  // without usage, one listed again, or one moved to itself changes
+  // nothing. Returns how many sources held usage. Job cursors are keyed
+  // by job, not path, and stay as they are.
+  struct PathMove {
+    std::string from;
+    std::string to;
+  };
+  size_t MovePaths(const std::vector<PathMove>& moves);
   size_t path_count() const { return paths_.size(); }
   size_t job_count() const { return cursors_.size(); }
 
@@ -237,8 +255,8 @@ class Ledger {
                       const RawSeries& raw);
 
   // The earliest time whose buckets changed since the previous call (a
-  // charge's `from`; kAllChanged after an import, a forgotten path, or for
-  // the first call), kNoneChanged if none; resets it. For one consumer
+  // charge's `from`; kAllChanged after an import, a forgotten or moved
+  // path, or for the first call), kNoneChanged if none; resets it. For one consumer
   // that keeps figures computed from the buckets (SubtreeHistoryCache):
   // buckets that leave the window are not changes.
   static constexpr TimePoint kNoneChanged = std::numeric_limits<TimePoint>::max();

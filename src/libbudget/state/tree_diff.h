@@ -2,7 +2,8 @@
 // and whether a given user may make it.
 //
 // Nodes are matched by path, so a renamed or moved node is a removal plus an
-// addition (its ledger usage, also keyed by path, does not follow it either).
+// addition (its ledger usage, also keyed by path, follows it only where the
+// caller runs MigrateLedgerPaths, ledger_migration.h).
 // DiffTrees() lists every node whose entitlement changes (added nodes count
 // from 0, removed ones go to 0) and every node whose share, owners (compared
 // as sets), account/user binding, or (the root only) name changes, in path

@@ -1,5 +1,6 @@
 // Tests of DiffTrees and CheckEditAllowed on edits of tree.h's example.
 #include "libbudget/testing/test_support.h"
+#include "libbudget/testing/test_lines.h"
 #include "libbudget/testing/test_trees.h"
 
 #include <string>
@@ -17,6 +18,7 @@ using budget::NodeChange;
 using budget::Status;
 
 using budget::testing::kExampleTree;
+using budget::testing::AssertLines;
 using budget::testing::ParseTreeOrFail;
 
 // kExampleTree with `from` replaced by `to` (which must occur exactly once).
@@ -34,15 +36,6 @@ std::vector<std::string> DiffLines(const std::string& before, const std::string&
     lines.push_back(c.Describe());
   }
   return lines;
-}
-
-void AssertLines(const std::vector<std::string>& got, const std::vector<std::string>& expected) {
-  for (size_t i = 0; i < got.size() && i < expected.size(); ++i) {
-    if (got[i] != expected[i]) {
-      fail_msg("line %zu:\n got      %s\n expected %s", i, got[i].c_str(), expected[i].c_str());
-    }
-  }
-  assert_int_equal(got.size(), expected.size());
 }
 
 // pi-llm moves 10 points from pretrain to posttrain.
