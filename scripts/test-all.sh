@@ -319,15 +319,16 @@ if [ "${host_series:-0}" -lt 2605 ] && { [ "${SKIP_2511:-0}" != 1 ] || [ "${SKIP
         else
           step "Slurm $tree_version: the suite built against $prefix in the root"
           b=$repo/build-2605-prefix
+          mkdir -p "$b"
           if "$root_sh" run env SLURM_PREFIX="$prefix" BUILD_DIR="$b" SLURM_SRC_ROOT="$src_cache/sid" \
-              "$repo/scripts/setup.sh" >"$b.setup.out" 2>&1; then
+              "$repo/scripts/setup.sh" >"$b/setup.out" 2>&1; then
             passed=$((passed + 1)); echo "26.05 build against $prefix: ok"
             step "Slurm $tree_version: integration tests in the root, on its own daemons"
             tests=()
             [ "$TESTS_2605" = all ] || read -r -a tests <<<"$TESTS_2605"
             SLURM_PREFIX=$prefix integration_in_root "$root_sh" "$b" 2605 "${tests[@]}"
           else
-            tail -n 30 "$b.setup.out"; failed=$((failed + 1)); echo "26.05 build against $prefix: FAILED (log: $b.setup.out)"
+            tail -n 30 "$b/setup.out"; failed=$((failed + 1)); echo "26.05 build against $prefix: FAILED (log: $b/setup.out)"
           fi
         fi
       elif [ -n "$mismatch" ]; then
