@@ -43,9 +43,10 @@
 #                      node feature TYPE (a mixed fleet); default untyped
 #   BUDGET_CONF        contents of budget.conf (default: the sample one)
 #   BUDGET_TREE_JSON   path of the allocation tree to copy beside it
-#   BUDGET_PREEMPT_NOTICE  if set, PreemptNotice=<it> is added to budget.conf
-#                      unless the file sets PreemptNotice itself (the
-#                      integration tests set 0: test/integration/lib.sh)
+#   BUDGET_CONF_FALLBACK  KEY=VALUE lines, one per line: each is added to
+#                      budget.conf unless the file sets KEY itself (the
+#                      integration tests pin the keys whose defaults are
+#                      tuned for real clusters: test/integration/lib.sh)
 #   SLURM_PREFIX       a Slurm installed under this prefix instead of the
 #                      system's (scripts/sid_slurm_build.sh): its sbin and
 #                      bin come first in PATH and its lib/slurm is the stock
@@ -274,9 +275,11 @@ MaxMinRuntime=8:00:00
 DefaultMinRuntime=0
 CONF
   fi
-  if [ -n "${BUDGET_PREEMPT_NOTICE:-}" ] && ! grep -qi '^[[:space:]]*PreemptNotice[[:space:]]*=' "$dir/etc/budget.conf"; then
-    echo "PreemptNotice=$BUDGET_PREEMPT_NOTICE" >> "$dir/etc/budget.conf"
-  fi
+  local line
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    grep -qi "^[[:space:]]*${line%%=*}[[:space:]]*=" "$dir/etc/budget.conf" || echo "$line" >> "$dir/etc/budget.conf"
+  done <<<"${BUDGET_CONF_FALLBACK:-}"
 }
 
 start_munge() {

@@ -36,7 +36,9 @@ title "2. A local cluster: 4 nodes x 8 GPUs, with every plugin of the suite"
 # The suite as etc/slurm.conf.example activates it. Time is compressed so
 # that the demo takes minutes: a 10-minute fair-share window of 5-second
 # buckets, a recompute, a time-slicing pass and a backfill pass every 2 s,
-# protections of 20 s.
+# protections of 20 s, and quick start for debug jobs protected 5 s at
+# most (QuickStartMinRuntime, 15 minutes on a real cluster: uncompressed,
+# every 20-s job here would be a debug job).
 export SUITE_CONF=$repo/etc/slurm.conf.example
 export SLURM_CONF_EXTRA="SchedulerParameters=bf_continue,bf_interval=2,bf_resolution=1"
 export BUDGET_TREE_JSON=$repo/etc/budget-tree.json.example
@@ -46,6 +48,7 @@ LedgerBucket=0:05
 RecalcInterval=2
 TimesliceInterval=2
 PreemptNotice=5
+QuickStartMinRuntime=0:05
 MaxMinRuntime=8:00:00
 DefaultMinRuntime=0"
 "$repo/scripts/cluster.sh" stop >/dev/null 2>&1 || true

@@ -10,6 +10,8 @@
 #       [--scheduler-parameters S] [--deadline SECONDS] [--work DIR] --json OUT
 #       [--assert-start-order X] [--assert-preemptions Y]
 #       [--assert-preemptions-by-kind Y] [--assert-team-diff Z]
+#       [--hero-min-gpus G] [--assert-debug-p90 R [--debug-p90-slack S]]
+#       [--assert-hero-p90 R]
 #
 # DESCRIPTION
 #   1. The workload is normalised by budget-sim (--write-trace: the core's
@@ -42,8 +44,10 @@
 #      preemptor) pairs), agreement.preemptions_by_kind (the same over
 #      (preemptor, victim's team, its GPUs), compare.py says why),
 #      agreement.team_delivered_max_diff (points),
-#      start_diff.median/p90, and per side occupancy and debug_wait_p90;
-#      times in trace seconds.
+#      start_diff.median/p90, and per side occupancy, debug_wait_p90
+#      (over all debug jobs, per team and the largest team's) and
+#      hero_wait_p90 (jobs of at least --hero-min-gpus GPUs, default
+#      HeroMinNodes x G); times in trace seconds.
 #   Everything started is stopped on exit, error or Ctrl-C.
 #
 # OPTIONS
@@ -66,7 +70,10 @@
 #                   directory, removed at exit)
 #   --assert-*      exit 1, with one line per figure, when start_order,
 #                   preemptions or preemptions_by_kind is below X / Y, or
-#                   the team difference above Z points
+#                   the team difference above Z points, or the largest
+#                   team debug p90s (hero p90s) of the two sides are more
+#                   than R x apart and, for debug, more than S trace
+#                   seconds (default 30); scripts/replay/compare.py
 #
 # ENVIRONMENT
 #   BUILD_DIR (default <repo>/build), CLUSTER_DIR (default
@@ -115,7 +122,8 @@ main() {
       --deadline) deadline=$2 ;;
       --work) work=$2 ;;
       --json) out=$2 ;;
-      --assert-start-order | --assert-preemptions | --assert-preemptions-by-kind | --assert-team-diff) asserts+=("$1" "$2") ;;
+      --assert-start-order | --assert-preemptions | --assert-preemptions-by-kind | --assert-team-diff | \
+        --assert-debug-p90 | --debug-p90-slack | --assert-hero-p90 | --hero-min-gpus) asserts+=("$1" "$2") ;;
       *) die "$1: unknown option (see --help)" 2 ;;
     esac
     shift 2

@@ -6,6 +6,8 @@ compressed inputs (scripts/replay.sh), and says how far they agree.
              [--tie 2] [--plan plan.json] [--input KEY=VALUE ...] --out OUT.json
              [--assert-start-order X] [--assert-preemptions Y]
              [--assert-preemptions-by-kind Y] [--assert-team-diff Z]
+             [--hero-min-gpus G] [--assert-debug-p90 R [--debug-p90-slack S]]
+             [--assert-hero-p90 R]
 
 Both files are in budget-sim's --events-json format (src/sim/events_json.h),
 times in compressed seconds; every figure that is a time is reported in
@@ -42,6 +44,20 @@ trace seconds (x F). The figures:
       min-runtime of at most 15 trace minutes and at most 8 GPUs (budget-sim's
       definition, doc/simulator.md); wait = first start - submit; nearest
       rank; jobs that never started are left out (and counted).
+  real/sim.debug_wait_p90_by_team   the same per account, and
+      .debug_wait_p90_max_team (with _account): the largest of them, which
+      is how budget-sim's family judges a mix's debug p90 (doc/simulator.md,
+      "A family of workloads"): one team's slow debug jobs are not averaged
+      away by the others'.
+  real/sim.hero_wait_p90   jobs of at least --hero-min-gpus GPUs (default:
+      the plan's HeroMinNodes x GPUs per node, the jobs the suite plans as
+      heroes; without a plan 64, budget-sim's --hero-min-gpus); wait and
+      rank as for debug jobs; null without a hero job (.hero_jobs says).
+The bounds on the two waits (--assert-debug-p90 R, --assert-hero-p90 R)
+hold when both sides are null, or when both are figures and the larger is
+at most R x the smaller or within the slack of it (--debug-p90-slack S
+trace seconds, default 30, for debug; none for heroes); a figure on one
+side only misses. The debug bound is on .debug_wait_p90_max_team.
 Exit 0, or 1 when an --assert-* threshold is missed (one line per miss),
 2 on bad input.
 """
@@ -59,6 +75,7 @@ from shape import held_gpus  # noqa: E402
 
 DEBUG_MAX_MIN_RUNTIME = 900  # trace seconds
 DEBUG_MAX_GPUS = 8
+DEFAULT_HERO_MIN_GPUS = 64  # budget-sim's --hero-min-gpus
 
 
 class InputError(Exception):
@@ -151,21 +168,67 @@ def delivered_shares(jobs, gpus_per_node, until=None):
     return {a: (v / total if total else 0.0) for a, v in by_account.items()}
 
 
-def side_figures(header, jobs, factor):
+def is_debug(job, factor):
+    return 0 < job["min_runtime"] * factor <= DEBUG_MAX_MIN_RUNTIME and job["gpus"] <= DEBUG_MAX_GPUS
+
+
+def wait_p90s(jobs, starts, ids, factor):
+    """(p90 of the waits of `ids` in trace seconds or None, waits counted)."""
+    waits = [(starts[i] - jobs[i]["submit"]) * factor for i in ids if i in starts]
+    return nearest_rank(waits, 0.9), len(waits)
+
+
+def debug_p90_by_team(jobs, starts, factor):
+    """{account: debug wait p90} over the accounts with a debug job that started."""
+    by_team = collections.defaultdict(list)
+    for i, j in jobs.items():
+        if is_debug(j, factor):
+            by_team[j["account"]].append(i)
+    out = {}
+    for acct, ids in sorted(by_team.items()):
+        p90, _ = wait_p90s(jobs, starts, ids, factor)
+        if p90 is not None:
+            out[acct] = p90
+    return out
+
+
+def largest(by_team):
+    """(value, account) of the largest figure, ties to the first name; (None, None) if empty."""
+    if not by_team:
+        return None, None
+    acct = max(sorted(by_team), key=lambda a: by_team[a])
+    return by_team[acct], acct
+
+
+def within(real, sim, ratio, slack=0.0):
+    """Whether two waits agree: both null, or the larger at most `ratio` x
+    the smaller or within `slack` of it. One null side never agrees."""
+    if real is None or sim is None:
+        return real is None and sim is None
+    lo, hi = min(real, sim), max(real, sim)
+    return hi - lo <= slack or hi <= ratio * lo
+
+
+def side_figures(header, jobs, factor, hero_min_gpus=DEFAULT_HERO_MIN_GPUS):
     gpn = header["gpus_per_node"]
     busy = sum(held_gpus(j["gpus"], gpn) * (r["end"] - r["start"]) for j in jobs.values() for r in j["runs"])
     first = min(j["submit"] for j in jobs.values())
     ends = [r["end"] for j in jobs.values() for r in j["runs"]]
     span = (max(ends) - first) if ends else 0
     starts = first_starts(jobs)
-    debug = [i for i, j in jobs.items()
-             if 0 < j["min_runtime"] * factor <= DEBUG_MAX_MIN_RUNTIME and j["gpus"] <= DEBUG_MAX_GPUS]
-    waits = [(starts[i] - jobs[i]["submit"]) * factor for i in debug if i in starts]
-    p90 = nearest_rank(waits, 0.9)
+    debug = [i for i, j in jobs.items() if is_debug(j, factor)]
+    p90, started = wait_p90s(jobs, starts, debug, factor)
+    by_team = debug_p90_by_team(jobs, starts, factor)
+    team_p90, team = largest(by_team)
+    heroes = [i for i, j in jobs.items() if j["gpus"] >= hero_min_gpus]
+    hero_p90, _ = wait_p90s(jobs, starts, heroes, factor)
     return {
         "occupancy": busy / (header["capacity_gpus"] * span) if span > 0 else None,
         "debug_wait_p90": p90,
-        "debug_jobs": len(debug), "debug_jobs_never_started": len(debug) - len(waits),
+        "debug_jobs": len(debug), "debug_jobs_never_started": len(debug) - started,
+        "debug_wait_p90_by_team": by_team,
+        "debug_wait_p90_max_team": team_p90, "debug_wait_p90_max_team_account": team,
+        "hero_wait_p90": hero_p90, "hero_jobs": len(heroes),
         "jobs_started": len(starts), "runs": sum(len(j["runs"]) for j in jobs.values()),
         "preemptions": sum(1 for j in jobs.values() for r in j["runs"] if r["ended"] in ("preempted", "drained")),
         "other_endings": sorted({r["ended"] for j in jobs.values() for r in j["runs"]} -
@@ -186,7 +249,7 @@ def max_share_diff(real, sim, gpus_per_node, until=None):
     return diffs[worst], worst
 
 
-def compare(real_doc, real, sim_doc, sim, factor, tie):
+def compare(real_doc, real, sim_doc, sim, factor, tie, hero_min_gpus=DEFAULT_HERO_MIN_GPUS):
     if set(real) != set(sim):
         raise InputError("the two sides list different jobs (%d real, %d sim)" % (len(real), len(sim)))
     if (real_doc["nodes"], real_doc["gpus_per_node"]) != (sim_doc["nodes"], sim_doc["gpus_per_node"]):
@@ -196,7 +259,8 @@ def compare(real_doc, real, sim_doc, sim, factor, tie):
     rp, sp = preemption_pairs(real), preemption_pairs(sim)
     gpn = real_doc["gpus_per_node"]
     rk, sk = preemption_kinds(real, gpn), preemption_kinds(sim, gpn)
-    r_fig, s_fig = side_figures(real_doc, real, factor), side_figures(sim_doc, sim, factor)
+    r_fig = side_figures(real_doc, real, factor, hero_min_gpus)
+    s_fig = side_figures(sim_doc, sim, factor, hero_min_gpus)
     diff, worst = max_share_diff(real, sim, gpn)
     # While jobs still arrive the cluster is contended and the shares are
     # the fair share's doing; over the whole run every job's work is done on
@@ -221,6 +285,7 @@ def compare(real_doc, real, sim_doc, sim, factor, tie):
                        "jobs": len(start_diffs)},
         "real": r_fig,
         "sim": s_fig,
+        "hero_min_gpus": hero_min_gpus,
     }
 
 
@@ -243,12 +308,20 @@ def table(out):
     rows = [("", "real", "sim"),
             ("occupancy", fmt(r["occupancy"], "pct"), fmt(s["occupancy"], "pct")),
             ("debug wait p90 (trace)", fmt(r["debug_wait_p90"], "s"), fmt(s["debug_wait_p90"], "s")),
+            ("debug wait p90, largest team's", fmt(r["debug_wait_p90_max_team"], "s"),
+             fmt(s["debug_wait_p90_max_team"], "s")),
+            ("  its account", r["debug_wait_p90_max_team_account"] or "-", s["debug_wait_p90_max_team_account"] or "-"),
+            ("hero wait p90 (>= %d GPUs, %d jobs)" % (out["hero_min_gpus"], r["hero_jobs"]),
+             fmt(r["hero_wait_p90"], "s"), fmt(s["hero_wait_p90"], "s")),
             ("runs", fmt(r["runs"], ""), fmt(s["runs"], "")),
             ("preemptions (runs)", fmt(r["preemptions"], ""), fmt(s["preemptions"], "")),
             ("preemption pairs", fmt(a["preemption_pairs"]["real"], ""), fmt(a["preemption_pairs"]["sim"], ""))]
     for acct in sorted(set(r["delivered_share"]) | set(s["delivered_share"])):
         rows.append(("delivered share " + acct, fmt(r["delivered_share"].get(acct), "pct"),
                      fmt(s["delivered_share"].get(acct), "pct")))
+    for acct in sorted(set(r["debug_wait_p90_by_team"]) | set(s["debug_wait_p90_by_team"])):
+        rows.append(("debug wait p90 " + acct, fmt(r["debug_wait_p90_by_team"].get(acct), "s"),
+                     fmt(s["debug_wait_p90_by_team"].get(acct), "s")))
     lines = ["%-34s %12s %12s" % row for row in rows]
     lines.append("")
     lines.append("%-34s %s (%d pairs, tie %g s compressed)" % ("agreement: start order", fmt(a["start_order"], "ratio"),
@@ -283,7 +356,23 @@ def misses(out, a):
     if a.assert_team_diff is not None and ag["team_delivered_max_diff"] > a.assert_team_diff:
         found.append("team_delivered_max_diff %s > %g (--assert-team-diff)"
                      % (fmt(ag["team_delivered_max_diff"], "points"), a.assert_team_diff))
+    r, s = out["real"], out["sim"]
+    if a.assert_debug_p90 is not None and not within(r["debug_wait_p90_max_team"], s["debug_wait_p90_max_team"],
+                                                     a.assert_debug_p90, a.debug_p90_slack):
+        found.append("debug_wait_p90_max_team real %s, sim %s: not within %gx or %g s (--assert-debug-p90)"
+                     % (fmt(r["debug_wait_p90_max_team"], "s"), fmt(s["debug_wait_p90_max_team"], "s"),
+                        a.assert_debug_p90, a.debug_p90_slack))
+    if a.assert_hero_p90 is not None and not within(r["hero_wait_p90"], s["hero_wait_p90"], a.assert_hero_p90):
+        found.append("hero_wait_p90 real %s, sim %s: not within %gx (--assert-hero-p90)"
+                     % (fmt(r["hero_wait_p90"], "s"), fmt(s["hero_wait_p90"], "s"), a.assert_hero_p90))
     return found
+
+
+def hero_min_gpus_of(plan, gpus_per_node):
+    """HeroMinNodes (the trace's value: a count, not compressed) x GPUs per
+    node from compress.py's plan, or budget-sim's default without one."""
+    nodes = (plan or {}).get("budget_conf", {}).get("HeroMinNodes", {}).get("trace")
+    return int(nodes) * gpus_per_node if nodes else DEFAULT_HERO_MIN_GPUS
 
 
 def main(argv=None):
@@ -300,17 +389,24 @@ def main(argv=None):
     ap.add_argument("--assert-preemptions", type=float)
     ap.add_argument("--assert-preemptions-by-kind", type=float)
     ap.add_argument("--assert-team-diff", type=float)
+    ap.add_argument("--hero-min-gpus", type=int, help="hero jobs: at least G GPUs (default: the plan's HeroMinNodes)")
+    ap.add_argument("--assert-debug-p90", type=float, metavar="R", help="largest team debug p90s within R x")
+    ap.add_argument("--debug-p90-slack", type=float, default=30.0, metavar="S", help="... or S trace seconds (30)")
+    ap.add_argument("--assert-hero-p90", type=float, metavar="R", help="hero p90s within R x")
     a = ap.parse_args(argv)
     real_doc, real = load_side(a.real)
     sim_doc, sim = load_side(a.sim, a.sim_policy)
-    out = {"version": 1}
-    out.update(compare(real_doc, real, sim_doc, sim, a.factor, a.tie))
-    inputs = {"compression": a.factor, "nodes": real_doc["nodes"], "gpus_per_node": real_doc["gpus_per_node"],
-              "jobs": len(real), "runs": {"real": out["real"]["runs"], "sim": out["sim"]["runs"]},
-              "rejected_at_submission": sum(1 for j in real.values() if j.get("rejected"))}
+    plan = None
     if a.plan:
         with open(a.plan) as f:
             plan = json.load(f)
+    hero_min = a.hero_min_gpus if a.hero_min_gpus is not None else hero_min_gpus_of(plan, real_doc["gpus_per_node"])
+    out = {"version": 1}
+    out.update(compare(real_doc, real, sim_doc, sim, a.factor, a.tie, hero_min))
+    inputs = {"compression": a.factor, "nodes": real_doc["nodes"], "gpus_per_node": real_doc["gpus_per_node"],
+              "jobs": len(real), "runs": {"real": out["real"]["runs"], "sim": out["sim"]["runs"]},
+              "rejected_at_submission": sum(1 for j in real.values() if j.get("rejected"))}
+    if plan:
         for key in ("scheduler_parameters", "budget_conf", "time_limits", "node_events"):
             inputs[key] = plan[key]
     for kv in a.input:

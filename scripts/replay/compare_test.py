@@ -41,6 +41,11 @@ debug jobs (0 < min-runtime x 60 <= 900, <= 8 GPUs): 1 (600 s), 2 (900 s,
   the bound is inclusive), 5 (300 s); not 3 (unallocated) nor 4 (960 s).
   Waits x 60: real 0, 600, 1500 -> p90 (rank 3) 1500 s; sim 0, 660 (5 never
   starts, left out) -> p90 (rank 2) 660 s.
+  Per team: real a 0, b 600, c 1500 -> largest 1500 s (c); sim a 0, b 660,
+  c none (its one job never starts) -> largest 660 s (b).
+hero jobs: none of 64 GPUs (the default without a plan): null on both
+  sides. With --hero-min-gpus 4, jobs 1 (8 GPUs) and 3 (4): waits x 60
+  real 0, 1260 -> p90 (rank 2) 1260 s; sim 0, 0 -> 0 s.
 """
 
 import collections
@@ -153,6 +158,56 @@ class CompareTest(unittest.TestCase):
         self.assertIn("by kind (preemptor, team, GPUs)", text)
         rc, _, _ = run_compare("--assert-preemptions-by-kind", "0.3")
         self.assertEqual(rc, 0)
+
+    def test_debug_p90_per_team_and_its_largest(self):
+        _, out, text = run_compare()
+        self.assertEqual(out["real"]["debug_wait_p90_by_team"], {"a": 0, "b": 600, "c": 1500})
+        self.assertEqual(out["sim"]["debug_wait_p90_by_team"], {"a": 0, "b": 660})
+        self.assertEqual((out["real"]["debug_wait_p90_max_team"], out["real"]["debug_wait_p90_max_team_account"]),
+                         (1500, "c"))
+        self.assertEqual((out["sim"]["debug_wait_p90_max_team"], out["sim"]["debug_wait_p90_max_team_account"]),
+                         (660, "b"))
+        self.assertIn("debug wait p90 c", text)
+
+    def test_hero_p90_by_size(self):
+        _, out, _ = run_compare()
+        self.assertEqual(out["hero_min_gpus"], 64)
+        self.assertEqual((out["real"]["hero_jobs"], out["real"]["hero_wait_p90"], out["sim"]["hero_wait_p90"]),
+                         (0, None, None))
+        _, out, _ = run_compare("--hero-min-gpus", "4")
+        self.assertEqual((out["real"]["hero_jobs"], out["real"]["hero_wait_p90"], out["sim"]["hero_wait_p90"]),
+                         (2, 1260, 0))
+        # From a plan: HeroMinNodes as the site wrote it (a count) x GPUs per node.
+        plan = {"budget_conf": {"HeroMinNodes": {"trace": "4", "compressed": "4"}}}
+        self.assertEqual(compare.hero_min_gpus_of(plan, 8), 32)
+        self.assertEqual(compare.hero_min_gpus_of(None, 8), 64)
+
+    def test_within_a_ratio_or_a_slack(self):
+        # Both null: nothing to compare (no such jobs on either side).
+        self.assertTrue(compare.within(None, None, 2))
+        self.assertFalse(compare.within(None, 5, 2))
+        self.assertTrue(compare.within(0, 0, 2))
+        # 200 = 2 x 100; 201 is not, nor 0 against anything above the slack.
+        self.assertTrue(compare.within(100, 200, 2))
+        self.assertFalse(compare.within(201, 100, 2))
+        self.assertFalse(compare.within(0, 1, 2))
+        # 50 - 20 = 30 s: within the slack, though 2.5x.
+        self.assertTrue(compare.within(20, 50, 2, 30))
+        self.assertFalse(compare.within(20, 51, 2, 30))
+
+    def test_wait_bounds(self):
+        # Debug: 1500 against 660 is 2.27x and 840 s apart.
+        rc, out, text = run_compare("--assert-debug-p90", "2")
+        self.assertEqual(rc, 1)
+        self.assertIn("threshold missed: debug_wait_p90_max_team real 1500 s, sim 660 s: not within 2x or 30 s "
+                      "(--assert-debug-p90)", text)
+        self.assertEqual(run_compare("--assert-debug-p90", "2.5")[0], 0)
+        self.assertEqual(run_compare("--assert-debug-p90", "2", "--debug-p90-slack", "900")[0], 0)
+        # Heroes: none of 64 GPUs on either side holds; 1260 against 0 misses.
+        self.assertEqual(run_compare("--assert-hero-p90", "2")[0], 0)
+        rc, _, text = run_compare("--assert-hero-p90", "2", "--hero-min-gpus", "4")
+        self.assertEqual(rc, 1)
+        self.assertIn("threshold missed: hero_wait_p90 real 1260 s, sim 0 s: not within 2x (--assert-hero-p90)", text)
 
     def test_a_pair_needs_two_jobs(self):
         self.assertEqual(compare.start_order({1: 0}, {1: 5}, 2), (None, 0))

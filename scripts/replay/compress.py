@@ -88,7 +88,7 @@ CONF_KEYS = [
     ("PreemptNotice", "30", "zero"),
     ("HeroWait", "30:00", "window0"),
     ("QuickStartMinRuntime", "15:00", "window0"),
-    ("QuickStartGpus", "1", "keep"),
+    ("QuickStartGpus", "8", "keep"),
     ("QuickStartUserGpus", "8", "keep"),
     ("QuickStartReserveNodes", "0", "keep"),
     ("HeroMinNodes", "8", "keep"),

@@ -16,6 +16,7 @@
 #include "libbudget/state/ledger_migration.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/pass_clock.h"
+#include "libbudget/policy/run_charging.h"
 #include "libbudget/report/report_snapshot.h"
 #include "libbudget/config/time_string.h"
 #include "priority_budget/priority_pass.h"
@@ -71,17 +72,8 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-budget::Ledger::Options LedgerOptions(const budget::BudgetConfig& config) {
-  budget::Ledger::Options options;
-  options.window = config.lookback_window;
-  options.bucket_width = config.ledger_bucket;
-  // The report-only series keep hourly buckets unless the window is too
-  // short or not a multiple of an hour (time-compressed tests).
-  options.report_bucket_width = (config.lookback_window % 3600 == 0 && 3600 % config.ledger_bucket == 0)
-                                    ? 3600
-                                    : config.ledger_bucket;
-  return options;
-}
+// The core's rule, shared with sbudget seed-ledger (run_charging.h).
+budget::Ledger::Options LedgerOptions(const budget::BudgetConfig& config) { return budget::LedgerOptionsFor(config); }
 
 // Logs a possibly multi-line message, one log line per line.
 void LogErrorLines(const char* what, const std::string& message) {

@@ -4,29 +4,25 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "libbudget/policy/run_charging.h"
 #include "priority_budget/priority_pass.h"
 
 namespace budget_prio {
 
 bool IsAllocatedWork(const JobView& job, const budget::BudgetConfig& config) {
-  return job.has_contract ? job.contract.min_runtime > 0 : config.default_min_runtime > 0;
+  return budget::IsAllocatedWork(job.has_contract, job.contract, config);
 }
 
 namespace {
 
 // Charges the run that began at `start` up to `now` (from its cursor on),
-// at the weighted GPUs of the nodes it ran on.
+// at the weighted GPUs of the nodes it ran on (the core's rule,
+// libbudget/policy/run_charging.h).
 void ChargeRun(const JobView& job, budget::TimePoint start, const std::string& path,
                budget::Ledger::Series occupancy, budget::TimePoint now, const budget::FleetWorth& fleet,
                budget::Ledger* ledger, ChargeStats* stats) {
-  budget::TimePoint from = std::max(start, ledger->ChargedUntil(job.job_id));
   const double rate = fleet.RunningJobRate(job.gpu_type(), job.gpus, job.nodes());
-  if (occupancy == budget::Ledger::Series::kAllocated && now > from) {
-    stats->allocated_gpu_seconds += rate * static_cast<double>(now - from);
-  }
-  ledger->ChargeRunningJob(job.job_id, path, occupancy, start, now, rate);
-  // ChargeRunningJob ignores jobs without GPUs; their cursor must still move.
-  ledger->SetChargedUntil(job.job_id, now);
+  stats->allocated_gpu_seconds += budget::ChargeRun(job.job_id, path, occupancy, start, now, rate, ledger);
 }
 
 }  // namespace
@@ -51,8 +47,7 @@ ChargeStats ChargeJobs(const std::vector<JobView>& jobs, const budget::Allocatio
     budget::NodeId node = NodeOf(tree, job);
     if (node == budget::kNoNode) continue;  // unknown account: never charged
     const std::string& path = tree.node(node).path;
-    budget::Ledger::Series occupancy = IsAllocatedWork(job, config) ? budget::Ledger::Series::kAllocated
-                                                                    : budget::Ledger::Series::kUnallocated;
+    const budget::Ledger::Series occupancy = budget::OccupancyOf(IsAllocatedWork(job, config));
     switch (job.phase) {
       case JobPhase::kRunning:
         ChargeRun(job, job.start_time, path, occupancy, now, fleet, ledger, &stats);

@@ -23,6 +23,7 @@
 #include "libbudget/config/time_string.h"
 #include "sbudget/history_chart.h"
 #include "sbudget/report_table.h"
+#include "sbudget/seed_ledger.h"
 #include "sbudget/snapshot_locate.h"
 #include "sbudget/tree_review.h"
 
@@ -44,6 +45,8 @@ const char kUsage[] =
     "       sbudget metrics [-o FILE] [--openmetrics] [--snapshot FILE]\n"
     "       sbudget validate FILE\n"
     "       sbudget diff OLD NEW [--as USER]\n"
+    "       sbudget seed-ledger [--since DURATION] [--sacct-file FILE] [--tree FILE]\n"
+    "               [--dry-run] [--force]\n"
     "See sbudget(1); sbudget --help lists the options and columns.\n";
 
 const char kOptionsHelp[] =
@@ -71,6 +74,12 @@ const char kOptionsHelp[] =
     "      --openmetrics          OpenMetrics 1.0 (default: Prometheus' text format)\n"
     "diff options:\n"
     "      --as=USER              check that USER owns every change\n"
+    "seed-ledger options (run as root with slurmctld stopped, before the switch):\n"
+    "      --since=DURATION       this far back (7-0: 7 days; default LookbackWindow)\n"
+    "      --sacct-file=FILE      read this sacct -P output instead of running sacct\n"
+    "      --tree=FILE            charge against this tree (default: budget.conf's)\n"
+    "      --dry-run              print what would be seeded; write nothing\n"
+    "      --force                replace a ledger that already holds usage\n"
     "  -h, --help                 this help\n"
     "  -V, --version              the version\n"
     "The output fits $COLUMNS (default 80) columns, except -l.\n";
@@ -120,6 +129,7 @@ const OptionSpec kOptions[] = {
     {0, "since", true},      {0, "svg", true},       {0, "csv", false},
     {0, "paths", true},      {0, "as", true},        {'o', "output", true},
     {0, "openmetrics", false}, {'h', "help", false},
+    {0, "sacct-file", true}, {0, "tree", true}, {0, "dry-run", false}, {0, "force", false},
     {'V', "version", false},
 };
 
@@ -588,6 +598,18 @@ int RunSbudget(const std::vector<std::string>& args, const Environment& env, Io*
   if (command == "explain") return RunExplain(opts, env, io);
   if (command == "history") return RunHistory(opts, env, io);
   if (command == "metrics") return RunMetrics(opts, env, io);
+  if (command == "seed-ledger") {
+    if (opts.positional.size() != 1) return Usage(io, "seed-ledger takes no arguments besides options");
+    SeedRequest request;
+    request.slurm_conf = env.slurm_conf;
+    request.now = env.now;
+    if (const std::string* v = opts.Value("since")) request.since = *v;
+    if (const std::string* v = opts.Value("sacct-file")) request.sacct_file = *v;
+    if (const std::string* v = opts.Value("tree")) request.tree_file = *v;
+    request.dry_run = opts.Flag("dry-run");
+    request.force = opts.Flag("force");
+    return RunSeedLedger(request, env.seed, &io->out, &io->err);
+  }
   if (command == "validate") {
     if (opts.positional.size() != 2) return Usage(io, "validate takes one FILE");
     return Emit(ValidateTreeFile(opts.positional[1]), io);

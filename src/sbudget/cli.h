@@ -6,7 +6,8 @@
 // controller; sbudget_main.cc supplies the real ones.
 //
 // Exit status: 0 success; 1 the request failed (no snapshot, unknown job,
-// an invalid tree, an edit the --as user may not make); 2 bad usage.
+// an invalid tree, an edit the --as user may not make, a seed-ledger
+// refused or failed); 2 bad usage.
 //
 // Thread safety: none needed; one call per process.
 #ifndef SLURM_BUDGET_SBUDGET_CLI_H_
@@ -21,6 +22,7 @@
 #include "libbudget/standing.h"
 #include "libbudget/status.h"
 #include "sbudget/explain.h"
+#include "sbudget/seed_ledger.h"
 
 namespace sbudget {
 
@@ -35,6 +37,8 @@ struct Environment {
   std::string current_user;
   std::string slurm_conf;  // path of slurm.conf to read StateSaveLocation from
   size_t columns = 0;      // $COLUMNS; 0 when unset (80 columns)
+  // seed-ledger's ping of slurmctld and its sacct (seed_ledger.h).
+  SeedEnvironment seed;
 };
 
 struct Io {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sbudget/cli.h"
+#include "sbudget/sacct_command.h"
 #include "sbudget/slurm_api.h"
 #include "sbudget/snapshot_locate.h"
 
@@ -49,7 +50,11 @@ int main(int argc, char** argv) {
       env.load_pending_jobs = sbudget::LoadPendingSlurmJobs;
       env.load_jobs = sbudget::LoadSlurmJobs;
       env.load_state_save_location = sbudget::LoadStateSaveLocation;
+      env.seed.controller_answers = sbudget::ControllerAnswers;
     }
+    env.seed.run_sacct = [](const std::vector<std::string>& args, std::string* out) {
+      return sbudget::RunSacct("sacct", args, out);
+    };
     sbudget::Io io;
     int status = sbudget::RunSbudget(std::vector<std::string>(argv + 1, argv + argc), env, &io);
     std::fputs(io.out.c_str(), stdout);

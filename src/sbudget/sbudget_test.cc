@@ -24,6 +24,9 @@
 #include "libbudget/policy/preemption_note.h"
 #include "libbudget/report/report_snapshot.h"
 #include "libbudget/report/report_file.h"
+#include "libbudget/accounting/ledger_seed.h"
+#include "libbudget/state/ledger_file.h"
+#include "libbudget/testing/test_trees.h"
 #include "sbudget/cli.h"
 #include "sbudget/explain.h"
 #include "sbudget/history_chart.h"
@@ -1429,8 +1432,101 @@ void TestSummaryNamesTheUnit(void**) {
   AssertContains(json, "\"b200\": 2");
 }
 
+// --- seed-ledger ---------------------------------------------------------
+
+// A StateSaveLocation, a pid file, budget.conf (the example tree, allocated
+// work by default) and a week of sacct output: llm/pretrain ran 4 GPUs for
+// 2 h ending 1 h ago; marketing (in no node of the tree) ran too.
+struct SeedFiles {
+  TempFiles files;
+  std::string conf, sacct, ledger;
+  SeedFiles() {
+    std::system(("mkdir -p '" + files.dir + "/state'").c_str());
+    conf = files.Write("slurm.conf", "StateSaveLocation=" + files.dir + "/state\nSlurmctldPidFile=" + files.dir +
+                                         "/ctld.pid\n");
+    files.Write("tree.json", budget::testing::kExampleTree);
+    files.Write("budget.conf", "BudgetTree=tree.json\nDefaultMinRuntime=15\n");
+    const std::string start = budget::SacctTimeText(kNow - 3 * 3600);
+    sacct = files.Write("week.sacct",
+                        std::string("JobID|JobIDRaw|Account|User|Submit|Start|Elapsed|Timelimit|AllocTRES|State|"
+                                    "AdminComment\n") +
+                            "5|5|pretrain|carol|" + start + "|" + start + "|02:00:00|02:00:00|gres/gpu=4|COMPLETED|\n" +
+                            "6|6|marketing|dave|" + start + "|" + start + "|02:00:00|02:00:00|gres/gpu=4|COMPLETED|\n");
+    ledger = files.dir + "/state/budget_ledger.dat";
+  }
+};
+
+bool FileExists(const std::string& path) { return std::ifstream(path).good(); }
+
+void TestSeedLedgerWritesAndReports(void**) {
+  SeedFiles f;
+  sbudget::Environment env = TestEnv(f.conf);
+  env.seed.controller_answers = [] { return false; };
+  sbudget::Io io;
+  // --dry-run: the report, nothing written.
+  assert_int_equal(Run({"seed-ledger", "--since", "7-0", "--sacct-file", f.sacct, "--dry-run"}, env, &io), 0);
+  AssertContains(io.out, "runs charged:  1 (of 1 jobs)");
+  AssertContains(io.out, "1 runs whose account is in no node of the tree (never charged): marketing");
+  // 4 GPUs x 2 h = 8.0 GPU-hours for llm.
+  AssertContains(io.out, "  llm              8.0\n");
+  AssertContains(io.out, "dry run: nothing written");
+  assert_false(FileExists(f.ledger));
+  assert_int_equal(Run({"seed-ledger", "--since", "7-0", "--sacct-file", f.sacct}, env, &io), 0);
+  AssertContains(io.out, "wrote " + f.ledger);
+  budget::Ledger ledger{budget::Ledger::Options()};
+  assert_true(budget::LoadLedger(f.ledger, &ledger).ok());
+  assert_float_equal(ledger.WindowUsage("llm/pretrain", budget::Ledger::Series::kAllocated, kNow), 28800, 1e-6);
+  // The ledger now holds usage: a second seed is refused without --force.
+  assert_int_equal(Run({"seed-ledger", "--sacct-file", f.sacct}, env, &io), 1);
+  AssertContains(io.err, "already holds usage of 1 allocation(s): --force replaces it");
+  assert_int_equal(Run({"seed-ledger", "--sacct-file", f.sacct, "--force"}, env, &io), 0);
+  assert_true(FileExists(f.ledger + ".1"));
+}
+
+void TestSeedLedgerRefusesWhileSlurmctldRuns(void**) {
+  SeedFiles f;
+  sbudget::Environment env = TestEnv(f.conf);
+  env.seed.controller_answers = [] { return true; };
+  sbudget::Io io;
+  assert_int_equal(Run({"seed-ledger", "--sacct-file", f.sacct}, env, &io), 1);
+  AssertContains(io.err, "slurmctld is running (it answers a ping (scontrol ping: UP)): stop it first");
+  assert_false(FileExists(f.ledger));
+  // A dry run still reports, and says so.
+  assert_int_equal(Run({"seed-ledger", "--sacct-file", f.sacct, "--dry-run"}, env, &io), 0);
+  AssertContains(io.out, "note: slurmctld is running");
+}
+
+void TestSeedLedgerBadInputWritesNothing(void**) {
+  SeedFiles f;
+  sbudget::Environment env = TestEnv(f.conf);
+  sbudget::Io io;
+  // sacct not found.
+  env.seed.run_sacct = [](const std::vector<std::string>&, std::string*) {
+    return Status::NotFound("sacct not found in PATH: install Slurm's client commands (sacct), or give --sacct-file FILE");
+  };
+  assert_int_equal(Run({"seed-ledger"}, env, &io), 1);
+  AssertContains(io.err, "sbudget: seed-ledger: sacct not found in PATH");
+  // The command sacct is run with.
+  std::vector<std::string> asked;
+  env.seed.run_sacct = [&asked](const std::vector<std::string>& args, std::string* out) {
+    asked = args;
+    *out = "JobID|JobIDRaw|Account|User|Submit|Start|Elapsed|Timelimit|AllocTRES|State|AdminComment\n5|5|pre";
+    return Status::Ok();
+  };
+  // Truncated output: an error, nothing written.
+  assert_int_equal(Run({"seed-ledger", "--since", "1-0"}, env, &io), 1);
+  AssertContains(io.err, "sacct:2: the last line has no newline: the output was cut short (truncated) (nothing written)");
+  assert_int_equal(asked.size(), 9);
+  assert_string_equal(asked[5].c_str(), budget::SacctTimeText(kNow - 86400).c_str());
+  assert_false(FileExists(f.ledger));
+  assert_int_equal(Run({"seed-ledger", "--since", "tomorrow"}, env, &io), 2);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(TestSeedLedgerWritesAndReports),
+      cmocka_unit_test(TestSeedLedgerRefusesWhileSlurmctldRuns),
+      cmocka_unit_test(TestSeedLedgerBadInputWritesNothing),
       cmocka_unit_test(TestSelectionFollowsSshare),
       cmocka_unit_test(TestSummaryNamesTheUnit),
       cmocka_unit_test(TestParsable2RowsParseBack),

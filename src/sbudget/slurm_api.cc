@@ -108,6 +108,11 @@ budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out) { return LoadJob
 
 budget::Status LoadSlurmJobs(std::vector<SlurmJob>* out) { return LoadJobs(false, out); }
 
+bool ControllerAnswers() {
+  slurm_compat::ClientInit();
+  return slurm_ping(0) == SLURM_SUCCESS;
+}
+
 budget::Status LoadStateSaveLocation(std::string* out) {
   slurm_compat::ClientInit();
   slurm_conf_t* conf = nullptr;

@@ -28,6 +28,10 @@ budget::Status LoadPendingSlurmJobs(std::vector<SlurmJob>* out);
 // slurm_load_jobs: every job Slurm remembers, any state (explain -u/-A).
 budget::Status LoadSlurmJobs(std::vector<SlurmJob>* out);
 
+// Whether slurmctld (the primary) answers slurm_ping, as `scontrol ping`
+// asks.
+bool ControllerAnswers();
+
 // slurm_load_ctl_conf's state_save_location.
 budget::Status LoadStateSaveLocation(std::string* out);
 

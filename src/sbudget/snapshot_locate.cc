@@ -20,8 +20,9 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
-std::string StateSaveLocationFromConf(std::string_view text) {
-  static constexpr std::string_view kKey = "StateSaveLocation";
+std::string StateSaveLocationFromConf(std::string_view text) { return SettingFromConf(text, "StateSaveLocation"); }
+
+std::string SettingFromConf(std::string_view text, std::string_view kKey) {
   std::string value;
   while (!text.empty()) {
     size_t eol = text.find('\n');

@@ -29,6 +29,8 @@ constexpr char kDefaultSlurmConf[] = "/etc/slurm/slurm.conf";
 // are case-insensitive, `#` starts a comment; the last assignment wins, as
 // in Slurm.
 std::string StateSaveLocationFromConf(std::string_view slurm_conf_text);
+// The value of any one key of a slurm.conf text, read the same way.
+std::string SettingFromConf(std::string_view slurm_conf_text, std::string_view key);
 
 // $SLURM_CONF or kDefaultSlurmConf.
 std::string SlurmConfPath();

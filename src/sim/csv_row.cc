@@ -3,7 +3,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
+
+#include "libbudget/config/time_string.h"
 
 namespace budget {
 namespace sim {
@@ -137,33 +138,7 @@ bool ParseBool(std::string_view text, bool* out) {
   return true;
 }
 
-bool ParseUtcTimestamp(std::string_view text, int64_t* out) {
-  // Exactly "YYYY-MM-DD HH:MM:SS".
-  if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != ' ' ||
-      text[13] != ':' || text[16] != ':')
-    return false;
-  int64_t parts[6];
-  const size_t pos[6] = {0, 5, 8, 11, 14, 17};
-  const size_t len[6] = {4, 2, 2, 2, 2, 2};
-  for (int i = 0; i < 6; ++i) {
-    std::string_view p = text.substr(pos[i], len[i]);
-    for (char c : p)
-      if (c < '0' || c > '9') return false;
-    if (!ParseInt64(p, &parts[i])) return false;
-  }
-  if (parts[1] < 1 || parts[1] > 12 || parts[2] < 1 || parts[2] > 31 || parts[3] > 23 ||
-      parts[4] > 59 || parts[5] > 60)
-    return false;
-  struct tm tm = {};
-  tm.tm_year = static_cast<int>(parts[0] - 1900);
-  tm.tm_mon = static_cast<int>(parts[1] - 1);
-  tm.tm_mday = static_cast<int>(parts[2]);
-  tm.tm_hour = static_cast<int>(parts[3]);
-  tm.tm_min = static_cast<int>(parts[4]);
-  tm.tm_sec = static_cast<int>(parts[5]);
-  *out = static_cast<int64_t>(timegm(&tm));
-  return true;
-}
+bool ParseUtcTimestamp(std::string_view text, int64_t* out) { return ParseUtcDateTime(text, ' ', out); }
 
 std::string Where(const std::string& file, uint64_t line, size_t column,
                   const std::string& what) {

@@ -97,95 +97,6 @@ void test_reads_jobs_with_columns_in_any_order(void**) {
   assert_true(w.Validate().ok());
 }
 
-void test_job_id_forms(void**) {
-  struct Case {
-    const char* text;
-    bool ok;
-    SacctJobId kind;
-  };
-  const Case cases[] = {
-      {"123", true, SacctJobId::kJob},
-      {"123_4", true, SacctJobId::kArrayTask},
-      {"123_[1-3]", true, SacctJobId::kPendingArray},
-      {"123_[1-3,7%2]", true, SacctJobId::kPendingArray},
-      {"123+0", true, SacctJobId::kHetComponent},
-      {"123+1", true, SacctJobId::kHetComponent},
-      {"123.batch", true, SacctJobId::kStep},
-      {"123.extern", true, SacctJobId::kStep},
-      {"123.0", true, SacctJobId::kStep},
-      {"123_4.batch", true, SacctJobId::kStep},
-      {"123+1.0", true, SacctJobId::kStep},
-      {"", false, SacctJobId::kJob},
-      {"abc", false, SacctJobId::kJob},
-      {"123.", false, SacctJobId::kJob},
-      {"123_", false, SacctJobId::kJob},
-      {"123_[]", false, SacctJobId::kJob},
-      {"123_[1-3", false, SacctJobId::kJob},
-      {"123+", false, SacctJobId::kJob},
-      {"123+a", false, SacctJobId::kJob},
-      {"_4", false, SacctJobId::kJob},
-  };
-  for (const Case& c : cases) {
-    SacctJobId kind = SacctJobId::kJob;
-    bool ok = ParseSacctJobId(c.text, &kind);
-    if (ok != c.ok) fail_msg("'%s': expected %s", c.text, c.ok ? "valid" : "invalid");
-    if (ok && kind != c.kind) fail_msg("'%s': wrong kind", c.text);
-  }
-}
-
-void test_states(void**) {
-  struct Case {
-    const char* text;
-    SacctRun run;
-  };
-  const Case cases[] = {
-      {"COMPLETED", SacctRun::kEnded},       {"FAILED", SacctRun::kEnded},
-      {"TIMEOUT", SacctRun::kEnded},         {"CANCELLED by 1000", SacctRun::kEnded},
-      {"CANCELLED", SacctRun::kEnded},       {"PREEMPTED", SacctRun::kEnded},
-      {"NODE_FAIL", SacctRun::kEnded},       {"OUT_OF_MEMORY", SacctRun::kEnded},
-      {"PENDING", SacctRun::kNeverRan},      {"RUNNING", SacctRun::kStillRunning},
-      {"SUSPENDED", SacctRun::kStillRunning}, {"REQUEUED", SacctRun::kEarlierRun},
-      {"REQUEUE_HOLD", SacctRun::kEarlierRun},
-  };
-  for (const Case& c : cases) {
-    SacctRun run = SacctRun::kEnded;
-    if (!ParseSacctState(c.text, &run)) fail_msg("'%s' refused", c.text);
-    if (run != c.run) fail_msg("'%s': wrong kind of run", c.text);
-  }
-  SacctRun run;
-  assert_false(ParseSacctState("DONE", &run));
-  assert_false(ParseSacctState("", &run));
-  assert_false(ParseSacctState("completed", &run));
-}
-
-void test_gpus_of_tres(void**) {
-  struct Case {
-    const char* tres;
-    bool ok;
-    uint32_t gpus;
-  };
-  const Case cases[] = {
-      {"billing=8,cpu=8,gres/gpu=8,mem=64G,node=1", true, 8},
-      // Typed GPUs: Slurm lists the total and each type; the total counts.
-      {"cpu=2,gres/gpu:a100=2,gres/gpu=2,node=1", true, 2},
-      // Only typed entries (a site that accounts gres/gpu:a100 alone): their sum.
-      {"cpu=2,gres/gpu:a100=2,gres/gpu:h100=1,node=1", true, 3},
-      {"cpu=2,gres/gpumem=40G,mem=4G,node=1", true, 0},  // not a GPU count
-      {"cpu=2,mem=4G,node=1", true, 0},
-      {"", true, 0},
-      {"gres/gpu=x", false, 0},
-      {"gres/gpu=-1", false, 0},
-      {"gres/gpu", false, 0},
-      {"gres/gpu=1048577", false, 0},
-  };
-  for (const Case& c : cases) {
-    uint32_t gpus = 99;
-    bool ok = GpusOfTres(c.tres, &gpus);
-    if (ok != c.ok) fail_msg("'%s': expected %s", c.tres, c.ok ? "valid" : "invalid");
-    if (ok && gpus != c.gpus) fail_msg("'%s': %u GPUs, expected %u", c.tres, gpus, c.gpus);
-  }
-}
-
 void test_time_limits(void**) {
   struct Case {
     const char* timelimit;
@@ -420,9 +331,6 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_format_name),
       cmocka_unit_test(test_reads_jobs_with_columns_in_any_order),
-      cmocka_unit_test(test_job_id_forms),
-      cmocka_unit_test(test_states),
-      cmocka_unit_test(test_gpus_of_tres),
       cmocka_unit_test(test_time_limits),
       cmocka_unit_test(test_rows_not_replayed_are_counted_by_reason),
       cmocka_unit_test(test_header_must_name_every_needed_column),

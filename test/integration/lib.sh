@@ -18,10 +18,18 @@ export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
 # SLURM_PREFIX: the Slurm of that prefix, not the system's (scripts/cluster.sh).
 [ -z "${SLURM_PREFIX:-}" ] || export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
 CLUSTER=$REPO/scripts/cluster.sh
-# The tests time their checks to the rules, a victim leaving when told:
-# without a notice before preemption (budget.conf PreemptNotice, 30 s by
-# default), unless a test's budget.conf sets one (test_notice.sh).
-export BUDGET_PREEMPT_NOTICE=${BUDGET_PREEMPT_NOTICE:-0}
+# The tests time their checks to the rules, on 1-4 nodes, in compressed
+# time, unless a test's budget.conf sets these keys itself:
+#   - a victim leaves when told: no notice before preemption (budget.conf
+#     PreemptNotice, 30 s by default; test_notice.sh sets its own);
+#   - short contracts of several GPUs rank like any other: quick start for
+#     1-GPU jobs only and no spare nodes (QuickStartGpus=8 and
+#     QuickStartReserveNodes=4 by default; test_quick_reserve.sh sets its
+#     own), since every test contract of 15 minutes or less would
+#     otherwise be a quick start.
+export BUDGET_CONF_FALLBACK=${BUDGET_CONF_FALLBACK-"PreemptNotice=0
+QuickStartGpus=1
+QuickStartReserveNodes=0"}
 PASSED=0
 FAILED=0
 
@@ -160,8 +168,17 @@ JSON
 }
 
 # budget_conf_text KEY=VALUE...: the text of a budget.conf for this test,
-# one key a line after a comment naming the test (for BUDGET_CONF).
-budget_conf_text() { printf '%s\n' "# budget.conf of $TEST_NAME" "$@"; }
+# one key a line after a comment naming the test, then the keys of
+# BUDGET_CONF_FALLBACK it does not set (for BUDGET_CONF, and for a
+# budget.conf a test rewrites while the cluster runs).
+budget_conf_text() {
+  printf '%s\n' "# budget.conf of $TEST_NAME" "$@"
+  local line
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    printf '%s\n' "$@" | grep -qi "^${line%%=*}=" || printf '%s\n' "$line"
+  done <<<"${BUDGET_CONF_FALLBACK:-}"
+}
 
 # finish: the summary line, and the exit status (non-zero on any failure).
 finish() {

@@ -6,6 +6,13 @@
 # restarted as the guide says (slurmctld stopped, the slurmd daemons
 # restarted, slurmctld started: slurmd loads SelectType too, and one still
 # on the old plugin refuses the controller's messages about jobs):
+#   - seeding (doc/admin-guide.md's cutover step): with accounting in
+#     slurmdbd, `sbudget seed-ledger` refuses while slurmctld runs; with it
+#     stopped it charges the cluster's own sacct history into the ledger
+#     (a finished job of teamb, the running jobs of both teams), refuses to
+#     overwrite that ledger without --force, and after the cutover the report
+#     snapshot shows teamb's seeded usage (its finished job, which the plugin
+#     never saw run);
 #   - cutover: the running jobs keep running on their nodes; the queued ones
 #     stay queued and get priority/budget's priorities (no contract record:
 #     DefaultMinRuntime, allocated work when it is > 0), a held one stays
@@ -31,6 +38,27 @@ export BUDGET_CONF=$(budget_conf_text "BudgetTree=$CLUSTER_DIR/etc/budget-tree.j
 
 cluster_start -n 2 -g 2
 rm -f "$tree"
+SBUDGET=$BUILD_DIR/src/sbudget/sbudget
+[ -x "$SBUDGET" ] || fail_now "sbudget is built in $BUILD_DIR"
+
+# Accounting, so that sacct knows the history seed-ledger reads; GPUs in
+# AllocTRES, as the admin guide recommends.
+accounting_start
+echo "AccountingStorageTRES=gres/gpu" >> "$SLURM_CONF"
+cluster_name=$(sed -n 's/^ClusterName=//p' "$SLURM_CONF")
+set_up_associations() {
+  sacctmgr -i add cluster "$cluster_name" &&
+    sacctmgr -i add account teama,teamb Description=budget-tree Organization=budget &&
+    sacctmgr -i add user root account=teama &&
+    sacctmgr -i add user root account=teamb
+}
+check "sacctmgr adds the cluster, the tree's accounts and root in both" set_up_associations
+"$CLUSTER" restart-ctld >/dev/null || fail_now "slurmctld restarts with slurmdbd"
+
+# History for the seed: teamb's finished job, 2 GPUs for 20 s (40 GPU-s),
+# before the jobs below.
+done_job=$(submit -A teamb --gres=gpu:2 -N1 -o /dev/null --wrap "sleep 20")
+check "a job of teamb runs to its end on stock Slurm" wait_state "$done_job" COMPLETED 60
 
 # set_conf KEY=VALUE...: slurm.conf's line of each KEY replaced (or added).
 set_conf() {
@@ -62,9 +90,59 @@ check "... and one of each waits, with multifactor's priorities" wait_with_multi
 r1_nodes=$(nodes_of "$r1") r2_nodes=$(nodes_of "$r2")
 
 # --- cutover ---------------------------------------------------------------------
+# --- seeding: the ledger from sacct, with slurmctld stopped -------------------
+LEDGER=$CLUSTER_DIR/state/budget_ledger.dat
+# slurmdbd has the finished job, and both running jobs, once slurmctld has
+# sent their records.
+sacct_knows() {
+  local out; out=$(sacct -n -X -P -a -o JobID,State --starttime now-1hour)
+  contains "$done_job|COMPLETED" "$out" && contains "$r1|RUNNING" "$out" && contains "$r2|RUNNING" "$out"
+}
+check "sacct knows the finished and the running jobs" poll 30 sacct_knows
+refused_while_running() {
+  local out
+  if out=$("$SBUDGET" seed-ledger --since 1:00:00 2>&1); then echo "seeded while slurmctld runs: $out"; return 1; fi
+  contains "slurmctld is running" "$out" && [ ! -e "$LEDGER" ] || { echo "$out"; ls -l "$LEDGER"; return 1; }
+}
+check "seed-ledger refuses while slurmctld runs, and writes nothing" refused_while_running
+kill "$(cat "$CLUSTER_DIR/run/slurmctld.mypid")"
+ctld_gone() { ! scontrol ping 2>/dev/null | grep -q UP && ! pgrep -F "$CLUSTER_DIR/run/slurmctld.mypid" >/dev/null; }
+check "slurmctld stops" poll 30 ctld_gone
+seed_out=$("$SBUDGET" seed-ledger --since 1:00:00 2>&1)
+seed_rc=$?
+printf '%s\n' "$seed_out" | sed 's/^/     seed-ledger| /'
+# teamb: its finished job (2 GPUs x 20 s) and its running job; teama: its
+# running job.
+seeded() {
+  [ "$seed_rc" = 0 ] && [ -s "$LEDGER" ] && contains "wrote $LEDGER" "$seed_out" &&
+    contains "runs charged:  3 (of 3 jobs)" "$seed_out"
+}
+check "with slurmctld stopped, seed-ledger charges the cluster's sacct into the ledger" seeded
+ledger_sum=$(md5sum < "$LEDGER")
+refused_overwrite() {
+  local out
+  if out=$("$SBUDGET" seed-ledger --since 1:00:00 2>&1); then echo "overwrote: $out"; return 1; fi
+  contains "already holds usage of 2 allocation(s): --force replaces it" "$out" &&
+    [ "$(md5sum < "$LEDGER")" = "$ledger_sum" ]
+}
+check "... and refuses to overwrite that ledger without --force" refused_overwrite
+
 set_conf PriorityType=priority/budget SelectType=select/topo PreemptType=preempt/timeslice \
   PreemptMode=REQUEUE JobSubmitPlugins=contract
 "$CLUSTER" restart-daemons >/dev/null 2>&1 || fail_now "slurmctld and the slurmd daemons restart with the suite"
+# The report snapshot: teamb's usage exceeds teama's by its finished job's
+# 40 GPU-s (both running jobs hold 2 GPUs each since about the same second;
+# allow 10 GPU-s for their start times).
+usage_of() {
+  python3 -c 'import json,sys
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    if n["path"] == sys.argv[2]: print(int(n["window_usage"]))' "$CLUSTER_DIR/state/budget_report.json" "$1" 2>/dev/null
+}
+seeded_usage_shows() {
+  local a b; a=$(usage_of teama) b=$(usage_of teamb)
+  [ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -ge 30 ] || { echo "window usage: teama '$a', teamb '$b' GPU-s"; return 1; }
+}
+check "after the cutover, the report shows teamb's seeded usage (its finished job)" poll 30 seeded_usage_shows
 kept_running() {
   state_is "$1" RUNNING && [ "$(nodes_of "$1")" = "$2" ] || { echo "job $1 on '$(nodes_of "$1")', was on '$2'"; return 1; }
 }

@@ -37,7 +37,7 @@
 //                              HeroMinNodes whole nodes gets nodes held for
 //                              it, once its account ranks first
 //   HeroMinNodes=8             the whole nodes a job asks for to be a hero
-//   QuickStartGpus=1           quick start: one-node jobs of at most this
+//   QuickStartGpus=8           quick start: one-node jobs of at most this
 //   QuickStartMinRuntime=15:00 many GPUs and this min-runtime (0 GPUs: off)
 //   QuickStartUserGpus=8       at most this many GPUs of a user's protected
 //                              quick-start runs at once (0: no bound)
@@ -94,7 +94,7 @@ struct BudgetConfig {
   // unprotected allocated work of any other allocation, whatever the ranks.
   // 0 GPUs turns it off.
   Seconds quick_start_min_runtime = 15 * 60;  // QuickStartMinRuntime
-  uint32_t quick_start_gpus = 1;              // QuickStartGpus
+  uint32_t quick_start_gpus = 8;              // QuickStartGpus
   uint32_t quick_start_user_gpus = 8;         // QuickStartUserGpus
   uint32_t quick_start_reserve_nodes = 0;     // QuickStartReserveNodes
   // Where else the report snapshot is written and read (sbudget on any

@@ -1,6 +1,7 @@
 #include "libbudget/config/time_string.h"
 
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 #include "libbudget/config/log_safe.h"
@@ -84,6 +85,35 @@ std::string FormatDuration(Seconds seconds) {
     std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld", (long long)h, (long long)m, (long long)s);
   }
   return buf;
+}
+
+bool ParseUtcDateTime(std::string_view text, char separator, int64_t* out) {
+  if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != separator || text[13] != ':' ||
+      text[16] != ':')
+    return false;
+  int64_t parts[6];
+  const size_t pos[6] = {0, 5, 8, 11, 14, 17};
+  const size_t len[6] = {4, 2, 2, 2, 2, 2};
+  for (int i = 0; i < 6; ++i) {
+    int64_t value = 0;
+    for (char c : text.substr(pos[i], len[i])) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + (c - '0');
+    }
+    parts[i] = value;
+  }
+  if (parts[1] < 1 || parts[1] > 12 || parts[2] < 1 || parts[2] > 31 || parts[3] > 23 || parts[4] > 59 ||
+      parts[5] > 60)
+    return false;
+  struct tm tm = {};
+  tm.tm_year = static_cast<int>(parts[0] - 1900);
+  tm.tm_mon = static_cast<int>(parts[1] - 1);
+  tm.tm_mday = static_cast<int>(parts[2]);
+  tm.tm_hour = static_cast<int>(parts[3]);
+  tm.tm_min = static_cast<int>(parts[4]);
+  tm.tm_sec = static_cast<int>(parts[5]);
+  *out = static_cast<int64_t>(timegm(&tm));
+  return true;
 }
 
 }  // namespace budget

@@ -15,6 +15,7 @@
 #ifndef SLURM_BUDGET_LIBBUDGET_TIME_STRING_H_
 #define SLURM_BUDGET_LIBBUDGET_TIME_STRING_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,12 @@ constexpr Seconds kMaxDuration = 10LL * 366 * 86400;
 // Parses `text` into seconds. On error *out is untouched and the message
 // quotes the text and says which form was expected.
 Status ParseDuration(std::string_view text, Seconds* out);
+
+// Parses exactly "YYYY-MM-DD<separator>HH:MM:SS", a UTC date and time
+// (sacct's "2026-11-01T09:00:00" with 'T', a trace's "2026-11-01 09:00:00"
+// with ' '), into seconds since the epoch. False, *out untouched, on any
+// other text or a field out of range.
+bool ParseUtcDateTime(std::string_view text, char separator, int64_t* out);
 
 // Formats seconds the way Slurm prints time limits (squeue, scontrol):
 // "HH:MM:SS" or "D-HH:MM:SS", e.g. 20 s is "00:00:20" and 26 h "1-02:00:00".
