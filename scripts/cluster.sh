@@ -47,6 +47,11 @@
 #                      budget.conf unless the file sets KEY itself (the
 #                      integration tests pin the keys whose defaults are
 #                      tuned for real clusters: test/integration/lib.sh)
+#   SLURM_PREFIX       a Slurm installed under this prefix instead of the
+#                      system's (scripts/sid_slurm_build.sh): its sbin and
+#                      bin come first in PATH and its lib/slurm is the stock
+#                      plugin directory (its programs find its libslurm by
+#                      their rpath)
 #
 # Stop kills only what start started (by pid), then any slurmstepd that still
 # holds files of this cluster open. Nothing is left behind.
@@ -71,6 +76,7 @@ die() { printf 'cluster: error: %s\n' "$*" >&2; exit 1; }
 
 conf="$dir/etc/slurm.conf"
 export SLURM_CONF="$conf"
+[ -z "${SLURM_PREFIX:-}" ] || export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
 
 pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 read_pid() { cat "$1" 2>/dev/null || true; }
@@ -90,6 +96,11 @@ wait_for() {
 
 stock_plugindir() {
   local d
+  if [ -n "${SLURM_PREFIX:-}" ]; then
+    [ -f "$SLURM_PREFIX/lib/slurm/priority_basic.so" ] || die "SLURM_PREFIX=$SLURM_PREFIX has no lib/slurm/priority_basic.so"
+    echo "$SLURM_PREFIX/lib/slurm"
+    return
+  fi
   for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
     [ -f "$d/priority_basic.so" ] && { echo "$d"; return; }
   done

@@ -12,6 +12,8 @@ keep=0
 export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-demo}
 export BUILD_DIR=${BUILD_DIR:-$repo/build}
 export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
+# SLURM_PREFIX: the Slurm of that prefix, not the system's (scripts/cluster.sh).
+[ -z "${SLURM_PREFIX:-}" ] || export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
 
 title() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@" 2>&1 | sed 's/^/  /'; }

@@ -15,6 +15,9 @@
 # tree: used instead of the Debian source package; needed where the mirror
 # serves no source of the installed version, as for 26.05 on Debian
 # unstable).
+# SLURM_PREFIX (a Slurm installed under that prefix, e.g. by
+# scripts/sid_slurm_build.sh: the suite is built against its headers,
+# libslurm and plugin directory instead of the system's).
 # Where the mirror serves no Debian source package for the installed version
 # (Debian 13's mirror here has only the upstream tarball), the upstream
 # tarball alone is fetched (apt-get source --tar-only) and unpacked.
@@ -165,10 +168,14 @@ if [ ! -x configure ] || [ configure.ac -nt configure ]; then
 fi
 mkdir -p "$build_dir"
 cd "$build_dir"
-if [ ! -f Makefile ] || [ "$repo/configure" -nt Makefile ] || ! grep -q "with-slurm-source=$src_dir" config.status 2>/dev/null; then
-  say "configure (build in $build_dir)"
+prefix_flags=()
+[ -z "${SLURM_PREFIX:-}" ] || prefix_flags=(CPPFLAGS="-I$SLURM_PREFIX/include"
+  LDFLAGS="-L$SLURM_PREFIX/lib -Wl,-rpath,$SLURM_PREFIX/lib" --with-slurm-plugindir="$SLURM_PREFIX/lib/slurm")
+if [ ! -f Makefile ] || [ "$repo/configure" -nt Makefile ] || ! grep -q "with-slurm-source=$src_dir" config.status 2>/dev/null ||
+    { [ -n "${SLURM_PREFIX:-}" ] && ! grep -q -- "-I$SLURM_PREFIX/include" config.status; }; then
+  say "configure (build in $build_dir${SLURM_PREFIX:+, against the Slurm in $SLURM_PREFIX})"
   # shellcheck disable=SC2086
-  "$repo/configure" -q --with-slurm-source="$src_dir" ${CONFIGURE_FLAGS:-} ||
+  "$repo/configure" -q --with-slurm-source="$src_dir" "${prefix_flags[@]}" ${CONFIGURE_FLAGS:-} ||
     die "configure failed; see $build_dir/config.log"
 fi
 say "make"

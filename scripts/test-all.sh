@@ -17,8 +17,12 @@
 #      linked with libslurm: there is no 25.11 libslurm) and the unit tests;
 #   8. Slurm 26.05, in the same root: the build, the unit tests, and every
 #      integration test against slurmctld 26.05.5 (only when the tree is
-#      the installed 26.05.5's: configure.ac says why; otherwise the step
-#      says NOT RUN and why).
+#      the installed 26.05.5's: configure.ac says why). With another tree
+#      (SchedMD's 26.05.3) the step says NOT RUN and why, unless
+#      TESTS_2605 asks for them: then Slurm 26.05.3's own daemons and
+#      clients are built from its tarball in the root
+#      (scripts/sid_slurm_build.sh; minutes the first time, cached after),
+#      the suite against them, and the tests run on their clusters.
 # The roots are built with debootstrap the first time and cached in
 # /var/cache/slurm-budget after, with the Slurm trees. The first run needs
 # SchedMD's tarballs of 25.11 and 26.05, which the mirror does not serve:
@@ -30,8 +34,9 @@
 # out; SKIP_HOST=1 leaves out steps 1-5. Steps 6-8 build and unit-test a
 # CI subset by default (the plugins, sbudget and their unit tests;
 # FULL_2411=1, FULL_2511=1, FULL_2605=1: everything); TESTS_2605="a b" runs
-# only those integration tests on 26.05, TESTS_2411="a b" (or all) runs
-# these on 24.11 too.
+# only those integration tests on 26.05 (with the 26.05.3 tree: TESTS_2605=all
+# or a list runs them on 26.05.3's own daemons; unset: none), TESTS_2411="a b"
+# (or all) runs these on 24.11 too.
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -224,12 +229,13 @@ build_in_root() {
 }
 
 # integration_in_root ROOT_SH BUILD LABEL TEST...: run.sh inside the root
-# (no TEST: every test).
+# (no TEST: every test), on the clusters of the Slurm in SLURM_PREFIX when
+# set (scripts/cluster.sh).
 integration_in_root() {
   local root_sh=$1 b=$2 label=$3 log
   shift 3
   log=$(mktemp)
-  "$root_sh" run env BUILD_DIR="$b" CLUSTER_DIR="/tmp/slurm-budget-$label" \
+  "$root_sh" run env BUILD_DIR="$b" CLUSTER_DIR="/tmp/slurm-budget-$label" SLURM_PREFIX="${SLURM_PREFIX:-}" \
     INTEGRATION_JOBS="${INTEGRATION_JOBS:-}" "$repo/test/integration/run.sh" "$@" 2>&1 | tee "$log"
   count_integration "$log" "$label"
   rm -f "$log"
@@ -299,11 +305,39 @@ if [ "${host_series:-0}" -lt 2605 ] && { [ "${SKIP_2511:-0}" != 1 ] || [ "${SKIP
       mismatch=''
       [ "$tree_version" = "$installed" ] || mismatch=--enable-slurm-micro-mismatch
       build_in_root "$root_sh" "$repo/build-2605" "$tree" 26.05 "${FULL_2605:-0}" "" "$mismatch"
-      if [ -n "$mismatch" ]; then
+      if [ -n "$mismatch" ] && [ -n "${TESTS_2605:-}" ]; then
+        # On request, Slurm's own daemons and clients of the tree's release,
+        # built from its tarball in the root (scripts/sid_slurm_build.sh,
+        # cached there), the suite built against them, and the integration
+        # tests run on their clusters.
+        step "Slurm $tree_version: its own daemons, built in the root (cached after the first run)"
+        # The tarball the tree came from: set-up keeps a copy (scripts/debian_root.sh).
+        tarball=$(ls "$src_cache"/tarballs/slurm-"$tree_version".tar.* 2>/dev/null | head -n 1)
+        prefix=''
+        if [ -z "$tarball" ] || ! prefix=$("$repo/scripts/sid_slurm_build.sh" "$tarball" | tail -n 1) || [ -z "$prefix" ]; then
+          failed=$((failed + 1)); echo "26.05: Slurm $tree_version's own build FAILED (tarball: ${tarball:-none})"
+        else
+          step "Slurm $tree_version: the suite built against $prefix in the root"
+          b=$repo/build-2605-prefix
+          mkdir -p "$b"
+          if "$root_sh" run env SLURM_PREFIX="$prefix" BUILD_DIR="$b" SLURM_SRC_ROOT="$src_cache/sid" \
+              "$repo/scripts/setup.sh" >"$b/setup.out" 2>&1; then
+            passed=$((passed + 1)); echo "26.05 build against $prefix: ok"
+            step "Slurm $tree_version: integration tests in the root, on its own daemons"
+            tests=()
+            [ "$TESTS_2605" = all ] || read -r -a tests <<<"$TESTS_2605"
+            SLURM_PREFIX=$prefix integration_in_root "$root_sh" "$b" 2605 "${tests[@]}"
+          else
+            tail -n 30 "$b/setup.out"; failed=$((failed + 1)); echo "26.05 build against $prefix: FAILED (log: $b/setup.out)"
+          fi
+        fi
+      elif [ -n "$mismatch" ]; then
         step ""
         echo "26.05 integration tests: NOT RUN: the tree is Slurm $tree_version and slurmctld is $installed;"
         echo "  plugins built from another micro release misread slurmctld's records (configure.ac)."
-        echo "  Give SLURM_SOURCE_2605=<SchedMD's slurm-$installed tarball> once to run them."
+        echo "  TESTS_2605=all (or a list) runs them on Slurm $tree_version's own daemons, built from its"
+        echo "  tarball in the root (scripts/sid_slurm_build.sh); or give SLURM_SOURCE_2605=<SchedMD's"
+        echo "  slurm-$installed tarball> once to run them on the installed $installed."
       else
         step "Slurm 26.05: integration tests in the root"
         tests=()

@@ -15,6 +15,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export BUILD_DIR=${BUILD_DIR:-$REPO/build}
 export CLUSTER_DIR=${CLUSTER_DIR:-/tmp/slurm-budget-test-$TEST_NAME}
 export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
+# SLURM_PREFIX: the Slurm of that prefix, not the system's (scripts/cluster.sh).
+[ -z "${SLURM_PREFIX:-}" ] || export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
 CLUSTER=$REPO/scripts/cluster.sh
 # The tests time their checks to the rules, on 1-4 nodes, in compressed
 # time, unless a test's budget.conf sets these keys itself:

@@ -164,7 +164,8 @@ user_refused() {
 }
 # AdminComment has a line of its own in `scontrol show job` and may hold spaces.
 admin_comment_is() {
-  local got; got=$(scontrol show job "$1" | sed -n 's/^ *AdminComment=\(.*\) $/\1/p')
+  # 22.05's scontrol ends the line with a space, 26.05's does not.
+  local got; got=$(scontrol show job "$1" | sed -n 's/^ *AdminComment=\(.*\)$/\1/p' | sed 's/ $//')
   [ "$got" = "$2" ] || { echo "job $1: AdminComment='$got', want '$2'"; return 1; }
 }
 contract_is() { field_is "$1" Requeue "$2" && field_is "$1" AdminComment "$3"; }

@@ -27,7 +27,8 @@ chmod 0711 "$CLUSTER_DIR/munge"
 as_user() { su -s /bin/bash "$USER_NAME" -c "cd /tmp && export SLURM_CONF=$SLURM_CONF && $1"; }
 user_fails() { local out; if out=$(as_user "$1" 2>&1); then echo "accepted: $1: $out"; return 1; fi; echo "$out"; }
 is_job_id() { [[ $1 =~ ^[0-9]+$ ]] || { echo "not a job id: $1"; return 1; }; }
-line_of() { scontrol show job "$1" 2>/dev/null | sed -n "s/^ *$2=\(.*\) $/\1/p"; }
+# (22.05's scontrol ends such a line with a space, 26.05's does not.)
+line_of() { scontrol show job "$1" 2>/dev/null | sed -n "s/^ *$2=\(.*\)\$/\1/p" | sed 's/ $//'; }
 field_is() {
   local got; got=$(line_of "$1" "$2")
   [ "$got" = "$3" ] || { echo "job $1: $2='$got', want '$3'"; return 1; }

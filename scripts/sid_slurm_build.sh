@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Slurm's own daemons and clients, built from SchedMD's tarball inside the
+# Debian unstable root (scripts/sid_root.sh), for the integration tests of
+# a series whose binaries the mirror serves only at another micro release:
+# Debian unstable ships slurmctld 26.05.5, the source at hand is 26.05.3,
+# and plugins built from one misread the other's job_record_t (configure.ac
+# says why). Built from the tarball they are built against, daemons and
+# plugins agree.
+#
+#   scripts/sid_slurm_build.sh [TARBALL]    prints the prefix on its last line
+#
+# TARBALL (or SLURM_SOURCE, or the tarball an earlier run copied into
+# /var/cache/slurm-budget/src/tarballs): SchedMD's slurm-X.Y.Z.tar.*. It is
+# installed in the root under /opt/slurm-X.Y.Z (the prefix: sbin/slurmctld,
+# slurmd, slurmstepd, slurmdbd; bin/sbatch, squeue, scontrol, sprio, sacct,
+# sacctmgr, sshare ...; lib/libslurm*; lib/slurm/*.so the stock plugins;
+# include/slurm/slurm_version.h of X.Y.Z), with what the suite's clusters
+# use: munge authentication, several slurmd on one host
+# (--enable-multiple-slurmd, as Debian builds it), gres/gpu,
+# select/cons_tres, sched/backfill, priority/multifactor, jobcomp/filetxt,
+# accounting_storage/slurmdbd, and slurmdbd with accounting_storage/mysql
+# (MariaDB's client library is installed in the root for it).
+#
+# The root is cached in /var/cache/slurm-budget/sid and the install in it:
+# the build runs once per tarball and configure options (a stamp in the
+# prefix holds both); a second run checks the stamp and takes a second.
+# The compile runs under `nice -n 19`: it takes both cores for minutes.
+# The suite's plugins are then built against the prefix (CPPFLAGS
+# -I<prefix>/include: their plugin_version is X.Y.Z) and the clusters run
+# its daemons with SLURM_PREFIX=<prefix> (scripts/cluster.sh).
+# Run as root on the host.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=/var/cache/slurm-budget
+root=${SID_ROOT:-$cache/sid}
+src_cache=$cache/src
+
+say() { printf 'sid-slurm: %s\n' "$*" >&2; }
+die() { printf 'sid-slurm: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root"
+
+tarball=${1:-${SLURM_SOURCE:-}}
+if [ -z "$tarball" ]; then
+  tarball=$(ls "$src_cache"/tarballs/slurm-[0-9]*.tar.* 2>/dev/null | sort -V | tail -n 1 || true)
+  [ -n "$tarball" ] || die "give SchedMD's tarball: $0 /path/to/slurm-X.Y.Z.tar.xz"
+fi
+[ -f "$tarball" ] || die "$tarball: no such file"
+name=${tarball##*/}
+version=$(printf '%s' "$name" | sed -n 's/^slurm-\([0-9]*\.[0-9]*\.[0-9]*\)\.tar\..*/\1/p')
+[ -n "$version" ] || die "$name: not named slurm-X.Y.Z.tar.*"
+prefix=/opt/slurm-$version
+
+# What a build depends on: the tarball's bytes and these options. Changing
+# either rebuilds.
+options="--prefix=$prefix --sysconfdir=$prefix/etc --enable-multiple-slurmd --with-munge
+  --with-mysql_config=/usr/bin --disable-slurmrestd --disable-x11 --disable-sview"
+stamp_want="$(sha256sum "$tarball" | cut -d' ' -f1) $(echo $options)"
+stamp=$root$prefix/.slurm-budget-build
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ] && [ -x "$root$prefix/sbin/slurmctld" ]; then
+  say "Slurm $version already built in the root at $prefix"
+  echo "$prefix"
+  exit 0
+fi
+
+# The root and the tarball's copy in the source cache, which the root sees
+# at the same path (scripts/debian_root.sh).
+SLURM_SOURCE=$tarball "$repo/scripts/sid_root.sh" setup >&2
+in_cache=$src_cache/tarballs/$name
+[ -f "$in_cache" ] || { mkdir -p "$src_cache/tarballs"; cp "$tarball" "$in_cache"; }
+
+# MariaDB's client library for slurmdbd's accounting_storage/mysql; the rest
+# (compiler, munge, json-c) scripts/setup.sh installed.
+"$repo/scripts/sid_root.sh" run bash -c '
+  dpkg-query -W -f="\${Status}" libmariadb-dev-compat 2>/dev/null | grep -q "install ok installed" ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        libmariadb-dev libmariadb-dev-compat >/dev/null; }' >&2 ||
+  die "apt-get install libmariadb-dev libmariadb-dev-compat in the root failed"
+
+say "building Slurm $version in the root (prefix $prefix; nice -n 19; log: $root$prefix.build.log)"
+t0=$SECONDS
+build=/var/tmp/slurm-$version-build
+# shellcheck disable=SC2016
+if ! "$repo/scripts/sid_root.sh" run bash -c '
+    set -e
+    build=$1 tarball=$2 prefix=$3; shift 3
+    rm -rf "$build" "$prefix"
+    mkdir -p "$build"
+    tar xf "$tarball" -C "$build" --strip-components=1
+    cd "$build"
+    nice -n 19 ./configure -q "$@"
+    nice -n 19 make -s -j"$(nproc)"
+    nice -n 19 make -s install' _ \
+    "$build" "$in_cache" "$prefix" $options >"$root$prefix.build.log" 2>&1; then
+  tail -n 30 "$root$prefix.build.log" >&2
+  die "the build of Slurm $version failed (log: $root$prefix.build.log)"
+fi
+rm -rf "${root:?}$build"
+
+# What the suite's clusters load: a missing one is a failed build.
+missing=''
+for p in auth_munge cred_munge gres_gpu select_cons_tres sched_backfill sched_builtin \
+    priority_basic priority_multifactor jobcomp_filetxt accounting_storage_slurmdbd \
+    accounting_storage_mysql proctrack_linuxproc; do
+  [ -f "$root$prefix/lib/slurm/$p.so" ] || missing="$missing $p"
+done
+for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd sbin/slurmdbd bin/sbatch bin/srun bin/squeue \
+    bin/scontrol bin/sprio bin/sacct bin/sacctmgr bin/sshare bin/sinfo bin/scancel; do
+  [ -x "$root$prefix/$b" ] || missing="$missing $b"
+done
+[ -z "$missing" ] || die "Slurm $version built, but these are missing in $prefix:$missing (log: $root$prefix.build.log)"
+echo "$stamp_want" >"$stamp"
+say "Slurm $version built and installed in the root at $prefix in $((SECONDS - t0)) s"
+echo "$prefix"
