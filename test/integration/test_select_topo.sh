@@ -285,8 +285,11 @@ grep "select/topo: JobId=$hero\|hold for JobId=$hero" "$CLUSTER_DIR/log/slurmctl
 # a min-runtime of 4:30 is a quick start (QuickStartGpus=1,
 # QuickStartMinRuntime=5:00); its protection outlasts the planned start,
 # which kept it off held nodes before the promise rule
-# (libbudget/policy/hero_plan.h). It runs on n2 now; the planned start
-# moves to its protection's end, the promised start stays.
+# (libbudget/policy/hero_plan.h). This cluster has no time-slicing pass:
+# Slurm's backfill starts it, so its time limit (5 min) ends before the
+# hero's start by Slurm's reckoning (the blocker's time limit, 10 min). It
+# runs on n2 now; the planned start moves to its protection's end, the
+# promised start stays.
 scancel --state=PENDING >/dev/null 2>&1; scancel >/dev/null 2>&1
 poll 30 bash -c '[ -z "$(squeue -h -t RUNNING,COMPLETING)" ]' >/dev/null
 blocker=$(submit -w n1 --gres=gpu:8 -c 1 -t 10 --min-runtime=3:00 -o /dev/null --wrap 'sleep 600') || fail_now "sbatch blocker"
@@ -298,13 +301,13 @@ check "the 2-node job becomes the hero, n2 held for it" poll 30 hero_held
 promised=$(jq .hero.promised_start "$state_file")
 planned=$(jq .hero.planned_start "$state_file")
 check "promised = planned start while nothing moved it ($promised, $planned)" test "$promised" = "$planned"
-quick=$(submit --gres=gpu:1 -c 1 -t 10 --min-runtime=4:30 -o /dev/null --wrap 'sleep 300') || fail_now "sbatch quick"
+quick=$(submit --gres=gpu:1 -c 1 -t 5 --min-runtime=4:30 -o /dev/null --wrap 'sleep 300') || fail_now "sbatch quick"
 quick_start_s=$SECONDS
 on_n2() { running "$quick" 30 && node_is "$quick" n2; }
 check "the quick-start job (protected 4:30, past the planned start) runs on held n2 before the promise" on_n2
 check "... $((SECONDS - quick_start_s)) s after its submission, the hero still waiting" state_is "$hero2" PENDING
 moved() {
-  jq -e --argjson p "$promised" '.hero.promised_start == $p and .hero.planned_start > $p' "$state_file"
+  jq -e --argjson p "$promised" '(.hero.promised_start | type) == "number" and .hero.promised_start == $p and .hero.planned_start > $p' "$state_file"
 }
 check "the planned start moved to its protection's end; the promise did not" poll 10 moved
 jq -c '.hero | {job_id, planned_start, promised_start, nodes}' "$state_file" | sed 's/^/     state| /'
