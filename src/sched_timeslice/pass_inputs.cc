@@ -50,6 +50,7 @@ budget::TimesliceInputs PassInputsOf(const std::vector<JobFacts>& jobs, const st
     in.hold.active = true;
     in.hold.job_id = packing->hero_job_id;
     in.hold.planned_start = packing->hero_planned_start;
+    in.hold.promised_start = packing->hero_promised_start;
     for (const std::string& name : packing->hero_nodes) {
       auto it = index_of.find(name);
       if (it != index_of.end()) in.hold.nodes.push_back(it->second);

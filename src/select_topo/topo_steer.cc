@@ -63,6 +63,7 @@ bool SameNodes(const budget::PackingState& a, const budget::PackingState& b) {
 bool SameHolds(const budget::PackingState& a, const budget::PackingState& b) {
   return a.hero_active == b.hero_active && a.hero_job_id == b.hero_job_id &&
          a.hero_planned_start == b.hero_planned_start && a.hero_waiting_since == b.hero_waiting_since &&
+         a.hero_promised_start == b.hero_promised_start &&
          a.hero_nodes == b.hero_nodes && a.reserve_nodes == b.reserve_nodes;
 }
 
@@ -74,6 +75,7 @@ void PublishLocked(const NodeView& view, time_t now) {
     state.hero_job_id = g_state.plan.job_id;
     state.hero_planned_start = g_state.plan.planned_start;
     state.hero_waiting_since = g_state.hero_waiting_since;
+    state.hero_promised_start = g_state.plan.promised_start;
     state.hero_nodes = g_state.held_names;
   }
   state.reserve_nodes = g_state.reserve_names;
@@ -160,6 +162,7 @@ void RefreshHeroPlan(const NodeView& view, time_t now, bool force) {
     }
     if (!st.ok()) plan = budget::HeroPlan{};
   }
+  budget::KeepPromise(g_state.plan, &plan);
 
   std::vector<int> held;
   std::vector<std::string> held_names;
@@ -172,7 +175,8 @@ void RefreshHeroPlan(const NodeView& view, time_t now, bool force) {
   // The planned start moves as running jobs end; that is published, not
   // logged. A new hero, or other nodes held, is logged.
   bool changed = plan.active != g_state.plan.active || plan.job_id != g_state.plan.job_id ||
-                 plan.planned_start != g_state.plan.planned_start || held != g_state.held || reserve_changed;
+                 plan.planned_start != g_state.plan.planned_start ||
+                 plan.promised_start != g_state.plan.promised_start || held != g_state.held || reserve_changed;
   std::vector<int> held_set = held, previous_set = g_state.held;
   std::sort(held_set.begin(), held_set.end());
   std::sort(previous_set.begin(), previous_set.end());
@@ -193,12 +197,17 @@ void RefreshHeroPlan(const NodeView& view, time_t now, bool force) {
 }
 
 // The job's candidate nodes minus the nodes held for a hero it may not
-// use and, for a long protection, the quick-start reserve. Caller frees.
+// use and, for a long protection, the quick-start reserve. `min_nodes`:
+// the job test's, for its GPU request (is it a quick start?). Caller frees.
 // REQUIRES: g_mutex held.
-bitstr_t* WithoutHeldNodes(const job_record_t* job_ptr, const bitstr_t* bitmap, time_t now) {
+bitstr_t* WithoutHeldNodes(const job_record_t* job_ptr, const bitstr_t* bitmap, uint32_t min_nodes, time_t now) {
   bitstr_t* result = bit_copy(const_cast<bitstr_t*>(bitmap));
   if (!g_state.plan.active && g_state.reserve.nodes.empty()) return result;
-  const budget::StartingJob job = StartingJobOf(job_ptr, g_state.default_min_runtime);
+  budget::StartingJob job = StartingJobOf(job_ptr, g_state.default_min_runtime);
+  budget::GpuRequest request;
+  if (JobGpuRequest(job_ptr, min_nodes, &request))
+    job.quick = g_state.quick.Applies(
+        budget::JobShape{job.job_id, budget::kNoAllocation, job.min_runtime, request.node_count, request.gpus_per_node});
   if (g_state.plan.active && !budget::MayUseHeldNodes(g_state.plan, job, now)) {
     for (int index : g_state.held)
       if (index < bit_size(result)) bit_clear(result, index);
@@ -290,7 +299,7 @@ int SteerJobTest(JobTestFn job_test, job_record_t* job_ptr, bitstr_t* bitmap, ui
   if (newly_granted && !std::binary_search(g_state.granted_seen.begin(), g_state.granted_seen.end(), job_ptr->job_id))
     g_state.granted_seen.insert(
         std::upper_bound(g_state.granted_seen.begin(), g_state.granted_seen.end(), job_ptr->job_id), job_ptr->job_id);
-  bitstr_t* allowed = WithoutHeldNodes(job_ptr, bitmap, now);
+  bitstr_t* allowed = WithoutHeldNodes(job_ptr, bitmap, min_nodes, now);
 
   *cons_tres_calls = 0;
   if (steerable && TryPackedChoices(job_test, job_ptr, bitmap, allowed, view, request, min_nodes, max_nodes,

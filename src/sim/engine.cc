@@ -412,6 +412,7 @@ SlurmJob Engine::MakeSlurmJob(uint32_t job) const {
   s.request = GpuRequest{j.shape.node_count, j.shape.gpus_per_node};
   s.time_limit = opt_.exact_runtimes ? j.remaining : w_.jobs[job].time_limit;
   s.min_runtime = j.min_runtime;
+  s.quick = suite() && policy_->PendingShape(job).quick;
   s.eligible = j.eligible;
   return s;
 }
@@ -768,6 +769,7 @@ void Engine::RefreshHold(TimePoint now) {
              .ok())
       plan = HeroPlan();
   }
+  KeepPromise(holds_.hero, &plan);
   // A hold released, moved to other nodes or to a later start may free
   // what it held.
   if (holds_.hero.active &&

@@ -14,7 +14,10 @@
 #   4. hero job: a whole-cluster job starts within a bounded time while a
 #      stream of small protected jobs keeps arriving (HeroWait=0:10,
 #      HeroMinNodes=2); the
-#      same under stock cons_tres is printed beside it.
+#      same under stock cons_tres is printed beside it. Then a quick-start
+#      job lands on a held node before the hero's promised start, though its
+#      protection outlasts the planned start; the planned start moves, the
+#      promise does not.
 . "$(dirname "$0")/lib.sh"
 
 BASE_DIR=$CLUSTER_DIR
@@ -210,9 +213,12 @@ cluster_stop
 # --- 4. hero job -----------------------------------------------------------------
 export SCHEDULER_TYPE=sched/backfill
 export SLURM_CONF_EXTRA='SchedulerParameters=bf_interval=1'
+# QuickStartMinRuntime=5:00: the stream below (10 min) is not quick-start
+# work, which may use held nodes until the hero's promised start (4b).
 export BUDGET_CONF='HeroWait=0:10
 HeroMinNodes=2
 DefaultMinRuntime=10:00
+QuickStartMinRuntime=5:00
 MaxMinRuntime=8:00:00'
 
 # stream SECONDS: 1-GPU jobs without a time limit, two a second, each
@@ -272,6 +278,39 @@ check "the log names the nodes held for it" grep -q "select/topo: JobId=$hero ha
 check "the hold is released once it starts" poll 20 grep -q "hold for JobId=$hero released" "$CLUSTER_DIR/log/slurmctld.log"
 check "the state file named the hero and when it became eligible (its submission)" hero_since_submit "$hero"
 grep "select/topo: JobId=$hero\|hold for JobId=$hero" "$CLUSTER_DIR/log/slurmctld.log" | sed 's/^/     | /'
+
+# --- 4b. a quick-start job on the held nodes, until the promise ------------------
+# n1 runs an 8-GPU job protected for 3 min: a 2-node hero is planned for
+# when that protection ends, and n2 is held for it, idle. A 1-GPU job with
+# a min-runtime of 4:30 is a quick start (QuickStartGpus=1,
+# QuickStartMinRuntime=5:00); its protection outlasts the planned start,
+# which kept it off held nodes before the promise rule
+# (libbudget/policy/hero_plan.h). This cluster has no time-slicing pass:
+# Slurm's backfill starts it, so its time limit (5 min) ends before the
+# hero's start by Slurm's reckoning (the blocker's time limit, 10 min). It
+# runs on n2 now; the planned start moves to its protection's end, the
+# promised start stays.
+scancel --state=PENDING >/dev/null 2>&1; scancel >/dev/null 2>&1
+poll 30 bash -c '[ -z "$(squeue -h -t RUNNING,COMPLETING)" ]' >/dev/null
+blocker=$(submit -w n1 --gres=gpu:8 -c 1 -t 10 --min-runtime=3:00 -o /dev/null --wrap 'sleep 600') || fail_now "sbatch blocker"
+running "$blocker" >/dev/null
+hero2=$(submit -N 2 --gres=gpu:8 -c 1 -t 5 --min-runtime=1:00 -o /dev/null --wrap 'sleep 5') || fail_now "sbatch hero"
+state_file=$CLUSTER_DIR/state/select_topo_state.json
+hero_held() { jq -e --argjson h "$hero2" '.hero.job_id == $h and (.hero.nodes | index("n2")) != null' "$state_file"; }
+check "the 2-node job becomes the hero, n2 held for it" poll 30 hero_held
+promised=$(jq .hero.promised_start "$state_file")
+planned=$(jq .hero.planned_start "$state_file")
+check "promised = planned start while nothing moved it ($promised, $planned)" test "$promised" = "$planned"
+quick=$(submit --gres=gpu:1 -c 1 -t 5 --min-runtime=4:30 -o /dev/null --wrap 'sleep 300') || fail_now "sbatch quick"
+quick_start_s=$SECONDS
+on_n2() { running "$quick" 30 && node_is "$quick" n2; }
+check "the quick-start job (protected 4:30, past the planned start) runs on held n2 before the promise" on_n2
+check "... $((SECONDS - quick_start_s)) s after its submission, the hero still waiting" state_is "$hero2" PENDING
+moved() {
+  jq -e --argjson p "$promised" '(.hero.promised_start | type) == "number" and .hero.promised_start == $p and .hero.planned_start > $p' "$state_file"
+}
+check "the planned start moved to its protection's end; the promise did not" poll 10 moved
+jq -c '.hero | {job_id, planned_start, promised_start, nodes}' "$state_file" | sed 's/^/     state| /'
 cluster_stop
 
 use_cluster hero-cons_tres

@@ -113,13 +113,20 @@ Status PlanHero(const std::vector<NodeState>& nodes, const std::vector<RunningJo
     plan->nodes.push_back(eligible[i].index);
     plan->planned_start = std::max(plan->planned_start, eligible[i].release);
   }
+  plan->promised_start = plan->planned_start;
   return Status::Ok();
 }
 
 bool MayUseHeldNodes(const HeroPlan& plan, const StartingJob& job, TimePoint now) {
   if (!plan.active || job.job_id == plan.job_id) return true;
   if (ProtectionEnd(now, job.min_runtime) <= plan.planned_start) return true;
+  if (job.quick && now <= plan.promised_start) return true;
   return job.time_limit >= 0 && now + job.time_limit <= plan.planned_start;
+}
+
+void KeepPromise(const HeroPlan& previous, HeroPlan* plan) {
+  if (!plan->active || !previous.active || previous.job_id != plan->job_id) return;
+  plan->promised_start = std::min(plan->promised_start, previous.promised_start);
 }
 
 }  // namespace budget

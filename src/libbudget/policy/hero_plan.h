@@ -43,6 +43,15 @@
 //     planned start. So unallocated work (min_runtime 0) may always use
 //     them; protected work only if it is short enough. The hero itself may
 //     always use them.
+//   - Quick starts and the promise (KeepPromise): a quick-start job
+//     (contract.h QuickStartRule: a debug job) may also land on a planned
+//     node until the PROMISED start, the earliest planned start the hero
+//     has had since it became the hero. Its protection is at most
+//     QuickStartMinRuntime, and the plan counts it like any other (its
+//     node releases at its protection end), so debug jobs do not wait for
+//     held nodes that stand idle until the hero's start, and the hero
+//     starts at most QuickStartMinRuntime after its promise on their
+//     account, however many debug jobs come (doc/simulator.md measures it).
 //   - At the planned start every job still on the planned nodes is past its
 //     protection: the time-slicing pass (timeslice_plan.h) then preempts
 //     them for the hero, whatever the ranks now (rule "hero hold"): the
@@ -119,6 +128,10 @@ struct HeroPlan {
   uint32_t job_id = 0;
   std::vector<int32_t> nodes;  // NodeState::index, in the planned order
   TimePoint planned_start = 0;
+  // The earliest planned start of this hero since it became the hero
+  // (KeepPromise; PlanHero sets it to planned_start): quick-start jobs may
+  // use the held nodes until then.
+  TimePoint promised_start = 0;
   std::string why_not;         // why inactive, one line (empty when active)
 };
 
@@ -134,12 +147,20 @@ struct StartingJob {
   uint32_t job_id = 0;
   Seconds min_runtime = 0;  // 0 = unallocated work
   Seconds time_limit = -1;  // < 0: unlimited
+  bool quick = false;       // a quick-start job (contract.h QuickStartRule)
 };
 
 // May `job`, starting at `now`, land on the nodes `plan` holds? True when
-// the plan is inactive, the job is the hero, or the job would end or become
-// preemptible by the planned start.
+// the plan is inactive, the job is the hero, the job would end or become
+// preemptible by the planned start, or it is a quick-start job and the
+// promised start has not passed.
 bool MayUseHeldNodes(const HeroPlan& plan, const StartingJob& job, TimePoint now);
+
+// The promise made to a hero stands while it stays the hero: when
+// `previous` (the plan in force) is an active plan of the same job,
+// plan->promised_start becomes the earlier of its own and previous's. An
+// inactive *plan is left as it is.
+void KeepPromise(const HeroPlan& previous, HeroPlan* plan);
 
 }  // namespace budget
 

@@ -13,6 +13,7 @@
 using budget::GpuRequest;
 using budget::HeroCandidate;
 using budget::HeroPlan;
+using budget::KeepPromise;
 using budget::MayUseHeldNodes;
 using budget::NodeState;
 using budget::PlanHero;
@@ -257,6 +258,67 @@ void test_hold(void**) {
   assert_true(MayUseHeldNodes(plan, StartingJob{7, 3600, -1}, kNow));
 }
 
+// Quick-start jobs may use the held nodes until the promised start; other
+// protected work only if it is preemptible by the planned start.
+void test_quick_starts_use_held_nodes_until_the_promised_start(void**) {
+  HeroPlan plan;
+  plan.active = true;
+  plan.job_id = 99;
+  plan.planned_start = kNow + 600;
+  plan.promised_start = kNow + 300;
+  const StartingJob quick{7, 900, 1800, true};
+  const StartingJob debug_not_quick{7, 900, 1800, false};  // e.g. two nodes
+  assert_true(MayUseHeldNodes(plan, quick, kNow));
+  assert_true(MayUseHeldNodes(plan, quick, kNow + 300));   // at the promise
+  // kNow + 301: past the promise, and its protection ends at kNow + 1201,
+  // after the planned start.
+  assert_false(MayUseHeldNodes(plan, quick, kNow + 301));
+  assert_false(MayUseHeldNodes(plan, debug_not_quick, kNow));
+  // A quick job short enough for the old rule still may, after the promise
+  // (protected through kNow + 599: preemptible at the planned start).
+  assert_true(MayUseHeldNodes(plan, StartingJob{7, 199, 1800, true}, kNow + 400));
+}
+
+// The promise: set by PlanHero, kept while the same job is the hero, made
+// anew for another hero.
+void test_the_promise_stands_while_the_hero_does(void**) {
+  // Node 0 free, node 1 runs a job protected through kNow + 599: a 2-node
+  // hero is planned at kNow + 600, and promised that.
+  std::vector<RunningJob> running = {Job(1, {1}, kNow - 600, 1199, -1, 5)};
+  HeroPlan first;
+  assert_true(PlanHero(Nodes({8, 8}), running, Hero(2, 8, 0), 600, kNow, &first).ok());
+  assert_true(first.active);
+  assert_int_equal(first.planned_start, kNow + 600);
+  assert_int_equal(first.promised_start, kNow + 600);
+  // At the promise a quick-start job (900 s) lands on node 0: the next plan
+  // waits for its protection (through kNow + 1500) ...
+  running.push_back(Job(2, {0}, kNow + 600, 900, 1800, 1));
+  HeroPlan next;
+  assert_true(PlanHero(Nodes({8, 8}), running, Hero(2, 8, 0), 600, kNow + 600, &next).ok());
+  assert_int_equal(next.planned_start, kNow + 1501);
+  // ... and keeps the promise, so the next quick job may not land there:
+  // the hero starts at most one quick-start protection after its promise.
+  KeepPromise(first, &next);
+  assert_int_equal(next.promised_start, kNow + 600);
+  assert_false(MayUseHeldNodes(next, StartingJob{8, 900, 1800, true}, kNow + 601));
+  // An earlier planned start lowers the promise.
+  HeroPlan earlier = next;
+  earlier.planned_start = earlier.promised_start = kNow + 100;
+  KeepPromise(next, &earlier);
+  assert_int_equal(earlier.promised_start, kNow + 100);
+  // Another hero, or no plan in force: its own planned start.
+  HeroPlan other = next;
+  other.job_id = 98;
+  other.promised_start = kNow + 1500;
+  KeepPromise(first, &other);
+  assert_int_equal(other.promised_start, kNow + 1500);
+  HeroPlan none;
+  HeroPlan fresh = next;
+  fresh.promised_start = kNow + 1500;
+  KeepPromise(none, &fresh);
+  assert_int_equal(fresh.promised_start, kNow + 1500);
+}
+
 void test_errors(void**) {
   HeroPlan plan;
   // 0 nodes asked for.
@@ -286,6 +348,8 @@ int main(void) {
       cmocka_unit_test(test_only_nodes_the_hero_may_run_on_are_held),
       cmocka_unit_test(test_equal_release_prefers_lowest_rank),
       cmocka_unit_test(test_hold),
+      cmocka_unit_test(test_quick_starts_use_held_nodes_until_the_promised_start),
+      cmocka_unit_test(test_the_promise_stands_while_the_hero_does),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

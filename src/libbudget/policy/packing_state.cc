@@ -83,11 +83,18 @@ Status ParseHero(json_object* hero, const std::string& file, PackingState* state
   if (st.ok() && json_object_object_get_ex(hero, "waiting_since", &waiting)) {
     st = Count(hero, file, "hero.", "waiting_since", INT64_MAX, &waiting_since);
   }
+  // promised_start came later still: absent reads as the planned start.
+  int64_t promised_start = planned_start;
+  json_object* promised = nullptr;
+  if (st.ok() && json_object_object_get_ex(hero, "promised_start", &promised)) {
+    st = Count(hero, file, "hero.", "promised_start", INT64_MAX, &promised_start);
+  }
   if (!st.ok()) return st;
   state->hero_active = true;
   state->hero_job_id = uint32_t(job_id);
   state->hero_planned_start = planned_start;
   state->hero_waiting_since = waiting_since;
+  state->hero_promised_start = promised_start;
   for (size_t i = 0; i < json_object_array_length(nodes); ++i) {
     json_object* name = json_object_array_get_idx(nodes, i);
     if (!json_object_is_type(name, json_type_string)) {
@@ -146,6 +153,7 @@ std::string FormatPackingState(const PackingState& state) {
     json_object_object_add(hero, "job_id", json_object_new_int64(state.hero_job_id));
     json_object_object_add(hero, "planned_start", json_object_new_int64(state.hero_planned_start));
     json_object_object_add(hero, "waiting_since", json_object_new_int64(state.hero_waiting_since));
+    json_object_object_add(hero, "promised_start", json_object_new_int64(state.hero_promised_start));
     json_object* hero_nodes = json_object_new_array();
     for (const std::string& name : state.hero_nodes) json_object_array_add(hero_nodes, json_object_new_string(name.c_str()));
     json_object_object_add(hero, "nodes", hero_nodes);

@@ -12,11 +12,13 @@
 //     "stranded_gpus": 6,              // of those, on partially free nodes
 //     "nodes": [ { "name": "n1", "free_gpus": 2, "total_gpus": 8, "usable": true }, ... ],
 //     "hero": { "job_id": 12, "planned_start": 1700000600, "waiting_since": 1699998200,
-//               "nodes": ["n3", "n4"] }  // or null
+//               "promised_start": 1700000300, "nodes": ["n3", "n4"] }  // or null
 //   }
 // hero.waiting_since (when the hero last became eligible, hero_plan.h
 // QueueEntry; its wait is now minus it) came after version 1's first
 // files: a file without it reads as 0, unknown (doc/formats.md).
+// hero.promised_start (hero_plan.h HeroPlan::promised_start) came later
+// still: a file without it reads as the planned start.
 // Readers ignore keys they do not know; a later version adds keys, never
 // changes the meaning of these.
 //
@@ -56,6 +58,7 @@ struct PackingState {
   uint32_t hero_job_id = 0;
   TimePoint hero_planned_start = 0;
   TimePoint hero_waiting_since = 0;  // 0: unknown (a file written before the key)
+  TimePoint hero_promised_start = 0;  // hero_plan.h HeroPlan::promised_start
   std::vector<std::string> hero_nodes;
   // The quick-start reserve's nodes (quick_reserve.h); empty: none (or a
   // file written before the key).

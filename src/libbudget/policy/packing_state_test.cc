@@ -53,6 +53,7 @@ void test_json_round_trip(void**) {
   s.hero_job_id = 12;
   s.hero_planned_start = 500;
   s.hero_waiting_since = 60;
+  s.hero_promised_start = 400;
   s.hero_nodes = {"a", "b"};
   s.reserve_nodes = {"c"};
   PackingState back;
@@ -69,17 +70,20 @@ void test_json_round_trip(void**) {
   assert_int_equal(back.hero_job_id, 12);
   assert_int_equal(back.hero_planned_start, 500);
   assert_int_equal(back.hero_waiting_since, 60);
+  assert_int_equal(back.hero_promised_start, 400);
   assert_string_equal(back.hero_nodes[1].c_str(), "b");
   assert_int_equal(back.reserve_nodes.size(), 1);
   assert_string_equal(back.reserve_nodes[0].c_str(), "c");
-  // A file written before hero.waiting_since and quick_reserve: read, the
-  // wait unknown (0), no reserve.
+  // A file written before hero.waiting_since, hero.promised_start and
+  // quick_reserve: read, the wait unknown (0), the promise the planned
+  // start, no reserve.
   st = ParsePackingState("{\"version\":1,\"time\":77,\"fragmentation\":0,\"free_gpus\":0,\"stranded_gpus\":0,"
                          "\"nodes\":[],\"hero\":{\"job_id\":12,\"planned_start\":500,\"nodes\":[]}}",
                          "f", &back);
   if (!st.ok()) fail_msg("%s", st.message().c_str());
   assert_true(back.hero_active);
   assert_int_equal(back.hero_waiting_since, 0);
+  assert_int_equal(back.hero_promised_start, 500);
   assert_true(back.reserve_nodes.empty());
   // A quick_reserve that is not a list of names is refused.
   st = ParsePackingState("{\"version\":1,\"time\":77,\"fragmentation\":0,\"free_gpus\":0,\"stranded_gpus\":0,"

@@ -16,7 +16,7 @@ std::vector<NodeState> NodesFor(const std::vector<NodeState>& nodes, const NodeH
                                 TimePoint now) {
   std::vector<NodeState> view = nodes;
   KeepEligible(job.eligible, &view);
-  RemoveBarredNodes(holds, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now, &view);
+  RemoveBarredNodes(holds, StartingJob{job.job_id, job.min_runtime, job.time_limit, job.quick}, now, &view);
   return view;
 }
 
@@ -44,7 +44,7 @@ bool MayFitNow(const std::vector<NodeState>& nodes, const GpuRequest& r) {
 
 // The holds (quick_reserve.h NodeHolds bits) `job` may not use.
 uint8_t Barred(const NodeHolds& holds, const SlurmJob& job, TimePoint now) {
-  return HoldsBarring(holds, StartingJob{job.job_id, job.min_runtime, job.time_limit}, now);
+  return HoldsBarring(holds, StartingJob{job.job_id, job.min_runtime, job.time_limit, job.quick}, now);
 }
 
 // One backfill pass's picture of the cluster now and in the future, per

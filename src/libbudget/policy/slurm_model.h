@@ -74,6 +74,7 @@ struct SlurmJob {
   GpuRequest request;       // nodes x GPUs per node
   Seconds time_limit = -1;  // < 0: unlimited
   Seconds min_runtime = 0;  // for the hero hold
+  bool quick = false;       // a quick-start job (contract.h), for the hero hold
   EligibleNodes eligible;   // the nodes it may run on (null: every node)
 };
 

@@ -452,7 +452,7 @@ void TimeslicePlanner::PlanSlices(const TimesliceInputs& in, WaitingJobs* waitin
     // are taken out.)
     const std::vector<NodeState>* targets = &nodes;
     std::vector<NodeState> restricted;
-    const StartingJob starting{shape.job_id, shape.min_runtime, w.time_limit};
+    const StartingJob starting{shape.job_id, shape.min_runtime, w.time_limit, shape.quick};
     const bool held_from_it = HoldsBarring(holds, starting, now) != 0;
     if (w.eligible || held_from_it) {
       restricted = nodes;
