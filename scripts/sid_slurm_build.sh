@@ -21,7 +21,7 @@
 # suite's clusters, tests, demo and benchmarks run is built and installed:
 # sbin/slurmctld, slurmd, slurmstepd, slurmdbd; bin/sbatch, srun, salloc,
 # squeue, scontrol, scancel, sinfo, sprio, sacct, sacctmgr, sshare, sdiag;
-# libslurm; include/slurm/*.h of X.Y.Z; and 24 of the 86 stock plugins in
+# libslurm; include/slurm/*.h of X.Y.Z; and 25 of the 86 stock plugins in
 # lib/slurm (the list below). It leaves out the other clients, slurmrestd,
 # sackd, sview, the man pages, the static libraries and -ggdb3. Measured on
 # a 2-core machine shared with other work (CPU time, the steadier figure):
@@ -29,7 +29,8 @@
 # minutes of wall time), the lean one 723 s; with the flags below the
 # lean one takes 539 s (7 to 10 minutes; 9 minutes at idle priority
 # beside the host's integration tests), measured before prep/script,
-# mpi/pmi2, certgen/script and compress/none were added (small ones).
+# mpi/pmi2, certgen/script, compress/none and url_parser/internal were
+# added (small ones).
 #
 # The root is cached in /var/cache/slurm-budget/sid and the install in it:
 # the build runs once per tarball, configure options and list of what is
@@ -92,13 +93,15 @@ lean_dirs="$lean_dirs src/sbatch src/srun src/salloc src/squeue src/scontrol src
 #   whatever slurm.conf says (the default topology/flat; prep/script and
 #   an MPI plugin, mpi/pmi2: slurmctld stops without them; certgen/script:
 #   scontrol and the other clients stop without it; compress/none: srun
-#   does; tls/none, the hash plugins of the credentials, gpu/generic under
+#   does; url_parser/internal: without it srun warns on stderr, which a
+#   test reads; tls/none, the hash plugins of the credentials, gpu/generic under
 #   gres/gpu); a <type>/common directory is the library its plugins link.
 lean_plugins="accounting_storage/common accounting_storage/slurmdbd accounting_storage/mysql
   auth/common auth/munge cred/common cred/munge gres/common gres/gpu gpu/common gpu/generic
   hash/common_xkcp hash/k12 jobcomp/common jobcomp/filetxt priority/basic priority/multifactor
   sched/backfill sched/builtin select/cons_tres preempt/partition_prio proctrack/linuxproc
-  topology/common topology/tree topology/flat tls/none prep/script mpi/pmi2 certgen/script compress/none"
+  topology/common topology/tree topology/flat tls/none prep/script mpi/pmi2 certgen/script compress/none
+  url_parser/internal"
 if [ "${SLURM_BUILD_FULL:-0}" = 1 ]; then
   what=full
 else
@@ -159,7 +162,7 @@ missing=''
 for p in auth_munge cred_munge gres_gpu select_cons_tres sched_backfill sched_builtin \
     priority_basic priority_multifactor jobcomp_filetxt accounting_storage_slurmdbd \
     accounting_storage_mysql proctrack_linuxproc prep_script topology_flat mpi_pmi2 \
-    certgen_script compress_none; do
+    certgen_script compress_none url_parser_internal; do
   [ -f "$root$prefix/lib/slurm/$p.so" ] || missing="$missing $p"
 done
 for b in sbin/slurmctld sbin/slurmd sbin/slurmstepd sbin/slurmdbd bin/sbatch bin/srun bin/squeue \
