@@ -6,7 +6,8 @@
 # Arms, alternated suite, stock, suite, stock (BENCH_RUNS, default 4):
 #   suite  etc/slurm.conf.example as shipped (priority/budget, sched/backfill,
 #          preempt/timeslice, select/topo, job_submit/contract) with
-#          etc/budget.conf.example's values over a tree of 20 accounts;
+#          etc/budget.conf.example's values over a tree of 20 accounts,
+#          quick start off (one user submits every job; see run());
 #   stock  the same file with priority/multifactor, select/cons_tres,
 #          no PreemptType (no preemption; preempt/none is gone in 23.11),
 #          PreemptMode=OFF, no job_submit plugin: the same
@@ -219,6 +220,11 @@ run() {
   export CLUSTER_DIR=$prefix-$arm SUITE_CONF=$work/$arm.conf BUDGET_TREE_JSON=$work/tree.json
   export BUDGET_CONF
   BUDGET_CONF=$(sed "s|^BudgetTree=.*|BudgetTree=$CLUSTER_DIR/etc/budget-tree.json|" "$repo/etc/budget.conf.example")
+  # Quick start off: one user (root) submits every job, and its one-node
+  # jobs of <= 8 GPUs with contracts of <= 15 min would all be quick-start
+  # jobs under that user's bound (QuickStartUserGpus), so the pass would
+  # serve 8 GPUs of them at a time and time-slice nothing else.
+  BUDGET_CONF=$(printf '%s\nQuickStartGpus=0\n' "$(sed '/^QuickStartGpus=/d' <<<"$BUDGET_CONF")")
   # suite_off: time slicing by budget.conf's switch, PreemptMode=OFF.
   [ "$arm" != suite_off ] || BUDGET_CONF=$(printf '%s\nTimeSlicing=yes\n' "$(sed '/^TimeSlicing=/d' <<<"$BUDGET_CONF")")
   export SLURM_CONF_EXTRA="MaxJobCount=100000"
