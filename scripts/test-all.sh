@@ -40,8 +40,10 @@
 # out; SKIP_HOST=1 leaves out steps 1-5. Steps 6-8 build and unit-test a
 # CI subset by default (the plugins, sbudget and their unit tests;
 # FULL_2411=1, FULL_2511=1, FULL_2605=1: everything); TESTS_2605 chooses
-# the integration tests on 26.05 (above); PREPARE_2605_EARLY=0 prepares the
-# root and the 26.05.3 daemons in step 8 instead of in the background;
+# the integration tests on 26.05 (above). The 25.11 and 24.11 builds and
+# unit tests are made in the same background preparation, after 26.05's:
+# steps 6 and 7 report them. PREPARE_2605_EARLY=0 makes all of it in steps
+# 6-8 instead;
 # TESTS_2411="a b" (or all) runs these on 24.11 too.
 set -uo pipefail
 
@@ -238,17 +240,72 @@ prepare_2605() {
   mv "$out.tmp" "$out"
 }
 
+# prepare_2411 OUT: the Debian 13 root (scripts/trixie_root.sh setup) and
+# the suite's build and unit tests in it (build_in_root_run: its output in
+# build-2411/unit-tests.out). Writes root_ok_2411 and rc_2411 to OUT, last.
+prepare_2411() {
+  local out=$1 root_ok_2411=0 rc_2411=1 tree_2411=''
+  rm -f "$out"
+  if DEBIAN_ROOT_SLURM_SRC=$src_cache/trixie "$repo/scripts/trixie_root.sh" setup; then
+    root_ok_2411=1
+    tree_2411=$(ls -d "$src_cache"/trixie/slurm-wlm-*/ 2>/dev/null | head -n 1)
+    build_in_root_run "$repo/scripts/trixie_root.sh" "$repo/build-2411" "${tree_2411%/}" 24.11 "${FULL_2411:-0}"
+    rc_2411=$?
+  fi
+  printf 'root_ok_2411=%q rc_2411=%q\n' "$root_ok_2411" "$rc_2411" >"$out.tmp"
+  mv "$out.tmp" "$out"
+}
+
+# prepare_2511 OUT: the suite's build and unit tests against SchedMD's
+# 25.11 tree (its public headers from the tree: no 25.11 binaries exist) in
+# the Debian unstable root, which must be set up. Writes tree_2511 (empty:
+# no tree) and rc_2511 to OUT, last.
+prepare_2511() {
+  local out=$1 tree_2511='' rc_2511=1 v
+  rm -f "$out"
+  tree_2511=$(ls -d "$src_cache"/2511/slurm-25.11.*/ 2>/dev/null | head -n 1)
+  if [ -z "$tree_2511" ] && [ -n "${SLURM_SOURCE_2511:-}" ]; then
+    rm -rf "$src_cache/2511/unpack"
+    mkdir -p "$src_cache/2511/unpack" &&
+      tar xf "$SLURM_SOURCE_2511" -C "$src_cache/2511/unpack" --strip-components=1 &&
+      v=$(sed -n 's/^[[:space:]]*Version:[[:space:]]*//p' "$src_cache/2511/unpack/META") &&
+      mv "$src_cache/2511/unpack" "$src_cache/2511/slurm-$v" &&
+      tree_2511=$src_cache/2511/slurm-$v
+  fi
+  if [ -n "$tree_2511" ]; then
+    tree_2511=${tree_2511%/}
+    "$repo/scripts/slurm_public_headers.sh" "$tree_2511" "$src_cache/2511/include" >/dev/null
+    build_in_root_run "$repo/scripts/sid_root.sh" "$repo/build-2511" "$tree_2511" 25.11 "${FULL_2511:-0}" \
+      "-I$src_cache/2511/include" "" "bin_PROGRAMS="
+    rc_2511=$?
+  fi
+  printf 'tree_2511=%q rc_2511=%q\n' "$tree_2511" "$rc_2511" >"$out.tmp"
+  mv "$out.tmp" "$out"
+}
+
 # The root and the daemons are prepared while the host's steps run, in the
 # background and at idle priority (SCHED_IDLE: the CPU time the steps leave
 # unused, which is most of it during the host's integration tests: they
 # wait on Slurm). PREPARE_2605_EARLY=0 prepares them in step 8 instead.
-prep_2605=$build/prepare-2605
-prep_2605_pid=''
+# So are, after them, the builds and unit tests of 25.11 (in the same root)
+# and 24.11 (in the Debian 13 root): steps 6-8 then only report them.
+prep_2605=$build/prepare-2605 prep_2411=$build/prepare-2411 prep_2511=$build/prepare-2511
+prep_2605_pid='' prep_others=0
+rm -f "$prep_2411" "$prep_2511"
 if [ "${host_series:-0}" -lt 2605 ] && [ "${SKIP_2605:-0}" != 1 ] && [ -n "$tests_2605" ] &&
     [ "${SKIP_HOST:-0}" != 1 ] && [ "${PREPARE_2605_EARLY:-1}" = 1 ]; then
-  echo "(Slurm 26.05: the Debian unstable root and Slurm's own 26.05 daemons are prepared in the background, at idle priority; log: $prep_2605.log)"
+  echo "(Slurm 26.05: the Debian unstable root and Slurm's own 26.05 daemons are prepared in the background, at idle priority, then the 25.11 and 24.11 builds; log: $prep_2605.log)"
+  prep_others=1
   (chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || renice -n 19 -p "$BASHPID" >/dev/null 2>&1
-   prepare_2605 "$prep_2605") >"$prep_2605.log" 2>&1 </dev/null &
+   prepare_2605 "$prep_2605"
+   if [ "${SKIP_2511:-0}" != 1 ] && grep -q '^root_ok=1' "$prep_2605" 2>/dev/null; then
+     prepare_2511 "$prep_2511"
+   fi
+   "$repo/scripts/sid_root.sh" umount
+   if [ "${host_series:-0}" -lt 2411 ] && [ "${SKIP_2411:-0}" != 1 ]; then
+     prepare_2411 "$prep_2411"
+     "$repo/scripts/trixie_root.sh" umount
+   fi) >"$prep_2605.log" 2>&1 </dev/null &
   prep_2605_pid=$!
 fi
 
@@ -352,15 +409,34 @@ fi
 # The 24.11 root: build and unit tests (FULL_2411=1: everything); its
 # integration tests only on request (TESTS_2411="a b", or all). 26.05 is
 # the series whose integration CI runs besides the host's.
+# The background preparation (above) made the 25.11 and 24.11 builds:
+# wait for it here (it does 26.05 first).
+if [ -n "$prep_2605_pid" ]; then
+  step "Slurm 26.05, 25.11 and 24.11: the roots, Slurm's own 26.05 daemons and the builds (prepared in the background)"
+  wait "$prep_2605_pid"
+  prep_2605_pid=''
+  [ ! -f "$prep_2605" ] || sed -n 's/^prepared_from=\([0-9]*\) .*prepared_at=\([0-9]*\)$/(26.05 prepared from \1 s to \2 s of this run)/p' "$prep_2605"
+fi
+
 if [ "${host_series:-0}" -lt 2411 ] && [ "${SKIP_2411:-0}" != 1 ]; then
   root_sh=$repo/scripts/trixie_root.sh
-  step "Slurm 24.11: the Debian 13 root (packages and source)"
-  if ! DEBIAN_ROOT_SLURM_SRC=$src_cache/trixie "$root_sh" setup; then
+  if [ "$prep_others" = 1 ]; then
+    step "Slurm 24.11: the Debian 13 root, build and unit tests (made in the background)"
+    root_ok_2411=0 rc_2411=1
+    # shellcheck disable=SC1090
+    [ -f "$prep_2411" ] && . "$prep_2411"
+  else
+    step "Slurm 24.11: the Debian 13 root (packages and source)"
+    prepare_2411 "$prep_2411"
+    # shellcheck disable=SC1090
+    . "$prep_2411"
+  fi
+  if [ "$root_ok_2411" != 1 ]; then
     failed=$((failed + 1)); echo "24.11 root: set-up FAILED"
   else
-    step "Slurm 24.11: build and unit tests in the root"
-    tree=$(ls -d "$src_cache"/trixie/slurm-wlm-*/ 2>/dev/null | head -n 1)
-    build_in_root "$root_sh" "$repo/build-2411" "${tree%/}" 24.11 "${FULL_2411:-0}"
+    [ "$prep_others" = 1 ] || step "Slurm 24.11: build and unit tests in the root"
+    [ "$prep_others" != 1 ] || grep -h '^(24.11 CI subset' "$prep_2605.log"
+    build_in_root_report 24.11 "$repo/build-2411/unit-tests.out" "$rc_2411"
     if [ -n "${TESTS_2411:-}" ]; then
       step "Slurm 24.11: integration tests in the root"
       tests=()
@@ -380,9 +456,8 @@ if [ "${host_series:-0}" -lt 2605 ] && { [ "${SKIP_2511:-0}" != 1 ] || [ "${SKIP
   root_sh=$repo/scripts/sid_root.sh
   root_ok=0 tree='' tree_version='' installed='' daemons=none prefix='' tarball='' suite=''
   prepared_from='' root_at='' daemons_at='' prepared_at=''
-  if [ -n "$prep_2605_pid" ]; then
+  if [ "$prep_others" = 1 ]; then
     step "Slurm 26.05: the Debian unstable root and Slurm's own 26.05 daemons (prepared in the background)"
-    wait "$prep_2605_pid"
   else
     step "Slurm 26.05: the Debian unstable root (packages and source), and Slurm's own 26.05 daemons when needed"
     prepare_2605 "$prep_2605" >"$prep_2605.log" 2>&1
@@ -397,22 +472,21 @@ if [ "${host_series:-0}" -lt 2605 ] && { [ "${SKIP_2511:-0}" != 1 ] || [ "${SKIP
     echo "26.05 root: set-up FAILED (the first run needs SLURM_SOURCE_2605=<SchedMD's tarball of 26.05>; log: $prep_2605.log)"
   else
     if [ "${SKIP_2511:-0}" != 1 ]; then
-      step "Slurm 25.11: build and unit tests in the root"
-      tree_2511=$(ls -d "$src_cache"/2511/slurm-25.11.*/ 2>/dev/null | head -n 1)
-      if [ -z "$tree_2511" ] && [ -n "${SLURM_SOURCE_2511:-}" ]; then
-        mkdir -p "$src_cache/2511/unpack" &&
-          tar xf "$SLURM_SOURCE_2511" -C "$src_cache/2511/unpack" --strip-components=1 &&
-          v=$(sed -n 's/^[[:space:]]*Version:[[:space:]]*//p' "$src_cache/2511/unpack/META") &&
-          mv "$src_cache/2511/unpack" "$src_cache/2511/slurm-$v" &&
-          tree_2511=$src_cache/2511/slurm-$v
+      tree_2511='' rc_2511=1
+      if [ "$prep_others" = 1 ]; then
+        step "Slurm 25.11: build and unit tests in the root (made in the background)"
+      else
+        step "Slurm 25.11: build and unit tests in the root"
+        prepare_2511 "$prep_2511"
       fi
+      # shellcheck disable=SC1090
+      [ -f "$prep_2511" ] && . "$prep_2511"
       if [ -z "$tree_2511" ]; then
         failed=$((failed + 1))
         echo "25.11: FAILED: no 25.11 tree in $src_cache/2511: give SLURM_SOURCE_2511=<SchedMD's tarball of 25.11> once"
       else
-        tree_2511=${tree_2511%/}
-        "$repo/scripts/slurm_public_headers.sh" "$tree_2511" "$src_cache/2511/include" >/dev/null
-        build_in_root "$root_sh" "$repo/build-2511" "$tree_2511" 25.11 "${FULL_2511:-0}" "-I$src_cache/2511/include" "" "bin_PROGRAMS="
+        [ "$prep_others" != 1 ] || grep -h '^(25.11 CI subset' "$prep_2605.log"
+        build_in_root_report 25.11 "$repo/build-2511/unit-tests.out" "$rc_2511"
       fi
     fi
     if [ "${SKIP_2605:-0}" != 1 ]; then
