@@ -122,15 +122,22 @@ check "b3 runs" wait_state "$b3" RUNNING 20
 clear_jobs
 
 # --- Unallocated work is preempted at once -----------------------------------
-u1=$(job teamb 0 2 --resumable) || fail_now "submit u1"
-check "unallocated u1 (min-runtime 0) runs on both nodes" wait_state "$u1" RUNNING 30
-a3=$(job teama 0:10 1 --resumable) || fail_now "submit a3"
-t0=$SECONDS
-check "u1 is preempted at once by allocated a3 (within 6 s)" poll 6 requeued "$u1"
-echo "     u1 preempted $((SECONDS - t0)) s after a3 was submitted"
-check "u1's reason names the unallocated rule" notes_have "$u1" "(rule: unallocated)"
-check "a3 runs" wait_state "$a3" RUNNING 20
-clear_jobs
+# unallocated_preempted U A WHEN: unallocated job U (teamb, min-runtime 0,
+# both nodes) runs, allocated job A (teama, 1 GPU) is submitted, and U is
+# requeued within 6 s (the checks say WHEN), by the unallocated rule.
+unallocated_preempted() {
+  local u_name=$1 a_name=$2 when=$3 u a t0
+  u=$(job teamb 0 2 --resumable) || fail_now "submit $u_name"
+  check "unallocated $u_name (min-runtime 0) runs on both nodes" wait_state "$u" RUNNING 30
+  a=$(job teama 0:10 1 --resumable) || fail_now "submit $a_name"
+  t0=$SECONDS
+  check "$u_name is preempted by allocated $a_name$when (within 6 s)" poll 6 requeued "$u"
+  echo "     $u_name preempted $((SECONDS - t0)) s after $a_name was submitted"
+  check "$u_name's reason names the unallocated rule" notes_have "$u" "(rule: unallocated)"
+  check "$a_name runs" wait_state "$a" RUNNING 20
+  clear_jobs
+}
+unallocated_preempted u1 a3 " at once"
 
 # --- Drain at contract end ----------------------------------------------------
 drains_before=$(count_in_state automated_drains)
@@ -201,15 +208,7 @@ check "preempt/timeslice says time slicing is on" \
 check "... and draws no PreemptMode=OFF warning (the key says yes)" \
   bash -c "! tail -n +$((lines_before + 1)) '$LOG' | grep -q 'WARNING: PreemptMode=OFF'"
 check "Slurm reads PreemptMode=OFF" bash -c "[ \"\$(scontrol show config | sed -n 's/^PreemptMode *= *//p')\" = OFF ]"
-u3=$(job teamb 0 2 --resumable) || fail_now "submit u3"
-check "unallocated u3 runs on both nodes" wait_state "$u3" RUNNING 30
-a4=$(job teama 0:10 1 --resumable) || fail_now "submit a4"
-t0=$SECONDS
-check "u3 is preempted by allocated a4 though PreemptMode=OFF (within 6 s)" poll 6 requeued "$u3"
-echo "     u3 preempted $((SECONDS - t0)) s after a4 was submitted"
-check "u3's reason names the unallocated rule" notes_have "$u3" "(rule: unallocated)"
-check "a4 runs" wait_state "$a4" RUNNING 20
-clear_jobs
+unallocated_preempted u3 a4 " though PreemptMode=OFF"
 # TimeSlicing=no, re-read at the next pass: nothing is time sliced.
 sed -i 's/^TimeSlicing=.*/TimeSlicing=no/' "$CLUSTER_DIR/etc/budget.conf"
 check "the thread re-reads budget.conf: time slicing off" poll 10 since_restart_has "re-read: time slicing off"
