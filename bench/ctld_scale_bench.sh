@@ -6,10 +6,17 @@
 # Arms, alternated suite, stock, suite, stock (BENCH_RUNS, default 4):
 #   suite  etc/slurm.conf.example as shipped (priority/budget, sched/backfill,
 #          preempt/timeslice, select/topo, job_submit/contract) with
-#          etc/budget.conf.example's values over a tree of 20 accounts;
+#          etc/budget.conf.example's values over a tree of 20 accounts,
+#          quick start off (one user submits every job; see run());
 #   stock  the same file with priority/multifactor, select/cons_tres,
-#          preempt/none, no job_submit plugin: the same SchedulerParameters,
-#          SelectTypeParameters and memory defaults.
+#          no PreemptType (no preemption; preempt/none is gone in 23.11),
+#          PreemptMode=OFF, no job_submit plugin: the same
+#          SchedulerParameters, SelectTypeParameters and memory defaults.
+# and, when BENCH_ARMS names it (BENCH_ARMS="suite suite_off stock"):
+#   suite_off  the suite with PreemptMode=OFF in slurm.conf and
+#          TimeSlicing=yes in budget.conf: the same time slicing, but Slurm
+#          25.05+ no longer searches preemption candidates for every job
+#          its schedulers test (doc/admin-guide.md, "Slurm versions").
 # Stock multifactor runs without slurmdbd here (it then skips fair share):
 # the configuration a new site tries first. priority_budget_bench.sh
 # measures priority/budget against multifactor with slurmdbd.
@@ -25,7 +32,7 @@
 # memory at its end.
 #
 # Prints (suite over stock, summed over the runs of each arm; _min/_max:
-# the ratio within each suite/stock pair of runs, its spread):
+# the ratio within each round of runs (one run of each arm), its spread):
 #   bench ctld_scale_cpu_ratio: <x> x             slurmctld CPU in the windows
 #   bench ctld_scale_cpu_per_start_ratio: <x> x   the same per job started
 #   bench ctld_scale_backfill_cycle_ratio: <x> x  sdiag backfill mean cycle
@@ -36,14 +43,22 @@
 #   bench ctld_scale_submit_growth_stock: <x> x   the same for stock
 #   bench ctld_scale_rss_mb: <MB> MB              suite slurmctld's resident memory
 #   bench ctld_scale_rss_mb_stock: <MB> MB        (largest at a window's end)
-# and on stderr each run's figures and a per-thread table (both arms).
+# and, with the suite_off arm, the first four again for suite_off over stock
+# (ctld_scale_off_*) and for suite_off over suite (ctld_scale_off_vs_suite_*);
+# on stderr each run's figures and a per-thread table (every arm).
 #
 # Run time: about 4 x (BENCH_WINDOW + BENCH_WARMUP + 80 s): measured 19
 # minutes at the defaults (32 nodes), 24 at 64 nodes, on a shared 2-core
 # machine.
 #
 # Environment: BUILD_DIR (default: the build tree this runs from),
-# BENCH_NODES (32, at most 64), BENCH_JOBS (5000), BENCH_RUNS (4, even),
+# SLURM_PREFIX (a Slurm installed under that prefix, as scripts/cluster.sh
+# takes it: its daemons, clients and libslurm; e.g. Slurm 26.05.3 in the
+# Debian unstable root: `make bench-ctld-2605` from the host),
+# BENCH_ARMS ("suite stock", the order of each round; "suite suite_off
+# stock" adds the PreemptMode=OFF arm),
+# BENCH_NODES (32, at most 64), BENCH_JOBS (5000), BENCH_RUNS (4: a
+# multiple of the number of arms),
 # BENCH_WINDOW (180), BENCH_WARMUP (20), BENCH_SEED (25),
 # BENCH_MIN_RUNTIME (LO-HI seconds, 20-60: protections expire within the
 # window, so time slicing acts at its most; a range above the jobs' time
@@ -66,13 +81,18 @@ SEED=${BENCH_SEED:-25}
 PROTECT=${BENCH_MIN_RUNTIME:-20-60}
 prefix=${CLUSTER_DIR:-/tmp/slurm-budget-bench-scale}
 cluster=$repo/scripts/cluster.sh
+read -r -a arms <<<"${BENCH_ARMS:-suite stock}"
+[ -z "${SLURM_PREFIX:-}" ] || export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
 
 say() { printf 'ctld_scale_bench: %s\n' "$*" >&2; }
 skip() { echo "bench ctld_scale_bench: skipped ($*)"; exit 0; }
 case $NODES$JOBS$RUNS$WINDOW$WARMUP$SEED in *[!0-9]*) skip "the BENCH_* values must be numbers" ;; esac
 [[ $PROTECT =~ ^[0-9]+-[0-9]+$ ]] && [ "${PROTECT%-*}" -le "${PROTECT#*-}" ] ||
   skip "BENCH_MIN_RUNTIME must be LO-HI seconds, LO <= HI (got $PROTECT)"
-[ "$RUNS" -ge 2 ] && [ $((RUNS % 2)) = 0 ] || skip "BENCH_RUNS must be even (got $RUNS)"
+case " ${arms[*]} " in *" suite "*" stock "* | *" stock "*" suite "*) ;; *) skip "BENCH_ARMS must name suite and stock (got ${arms[*]})" ;; esac
+for a in "${arms[@]}"; do case $a in suite | suite_off | stock) ;; *) skip "unknown arm $a in BENCH_ARMS" ;; esac; done
+[ "$RUNS" -ge "${#arms[@]}" ] && [ $((RUNS % ${#arms[@]})) = 0 ] ||
+  skip "BENCH_RUNS must be a multiple of the ${#arms[@]} arms (got $RUNS)"
 [ "$NODES" -ge 2 ] && [ "$NODES" -le 64 ] || skip "BENCH_NODES must be 2..64 (got $NODES)"
 [ "$JOBS" -ge 2000 ] || skip "BENCH_JOBS must be at least 2000 (the growth compares two 1,000s)"
 for so in priority_budget preempt_timeslice select_topo job_submit_contract; do
@@ -89,10 +109,13 @@ trap cleanup EXIT
 awk 'BEGIN { printf "{ \"name\": \"cluster\", \"children\": ["
              for (a = 0; a < 20; a++) printf "%s\n  { \"name\": \"acct%02d\", \"share\": 1, \"account\": \"acct%02d\" }", (a ? "," : ""), a, a
              printf " ] }\n" }' > "$work/tree.json"
-# The arms' slurm.conf fragments.
+# The arms' slurm.conf fragments. Stock has no PreemptType line: no
+# preemption on every series (22.05's default is preempt/none, which 23.11
+# removed).
 cp "$repo/etc/slurm.conf.example" "$work/suite.conf"
+sed -e 's|^PreemptMode=.*|PreemptMode=OFF|' "$repo/etc/slurm.conf.example" > "$work/suite_off.conf"
 sed -e 's|^PriorityType=.*|PriorityType=priority/multifactor|' -e 's|^SelectType=.*|SelectType=select/cons_tres|' \
-    -e 's|^PreemptType=.*|PreemptType=preempt/none|' -e 's|^PreemptMode=.*|PreemptMode=OFF|' \
+    -e '/^PreemptType=/d' -e 's|^PreemptMode=.*|PreemptMode=OFF|' \
     -e '/^JobSubmitPlugins=/d' "$repo/etc/slurm.conf.example" > "$work/stock.conf"
 
 cat > "$work/submit.c" <<'C'
@@ -101,6 +124,7 @@ cat > "$work/submit.c" <<'C'
  * Usage: submit N SEED OUT LO HI */
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -116,6 +140,7 @@ int main(int argc, char **argv) {
   if (argc != 6) return 2;
   int jobs = atoi(argv[1]), failed = 0, lo = atoi(argv[4]), hi = atoi(argv[5]);
   srand((unsigned)atoi(argv[2]));
+  slurm_init(NULL); /* 23.11+: every API call is fatal before it */
   FILE *out = fopen(argv[3], "w");
   if (!out) return 2;
   char *env[] = {"PATH=/usr/bin:/bin", NULL};
@@ -158,7 +183,7 @@ int main(int argc, char **argv) {
     if (rc == SLURM_SUCCESS) {
       fprintf(out, "%.3f\n", ms);
     } else {
-      if (failed++ < 3) fprintf(stderr, "job %d: %s\n", i, slurm_strerror(slurm_get_errno()));
+      if (failed++ < 3) fprintf(stderr, "job %d: %s\n", i, slurm_strerror(errno));
     }
     if (resp) slurm_free_submit_response_response_msg(resp);
   }
@@ -167,7 +192,10 @@ int main(int argc, char **argv) {
   return failed ? 1 : 0;
 }
 C
-cc -O2 -o "$work/submit" "$work/submit.c" -lslurm || skip "cannot build the submitter (libslurm-dev missing?)"
+prefix_flags=()
+[ -z "${SLURM_PREFIX:-}" ] ||
+  prefix_flags=(-I"$SLURM_PREFIX/include" -L"$SLURM_PREFIX/lib" -Wl,-rpath,"$SLURM_PREFIX/lib")
+cc -O2 "${prefix_flags[@]}" -o "$work/submit" "$work/submit.c" -lslurm || skip "cannot build the submitter (libslurm-dev missing?)"
 
 . "$repo/bench/ctld_bench_lib.sh"  # ctld_pid, cpu_seconds, thread_cpu, thread_delta
 
@@ -192,6 +220,13 @@ run() {
   export CLUSTER_DIR=$prefix-$arm SUITE_CONF=$work/$arm.conf BUDGET_TREE_JSON=$work/tree.json
   export BUDGET_CONF
   BUDGET_CONF=$(sed "s|^BudgetTree=.*|BudgetTree=$CLUSTER_DIR/etc/budget-tree.json|" "$repo/etc/budget.conf.example")
+  # Quick start off: one user (root) submits every job, and its one-node
+  # jobs of <= 8 GPUs with contracts of <= 15 min would all be quick-start
+  # jobs under that user's bound (QuickStartUserGpus), so the pass would
+  # serve 8 GPUs of them at a time and time-slice nothing else.
+  BUDGET_CONF=$(printf '%s\nQuickStartGpus=0\n' "$(sed '/^QuickStartGpus=/d' <<<"$BUDGET_CONF")")
+  # suite_off: time slicing by budget.conf's switch, PreemptMode=OFF.
+  [ "$arm" != suite_off ] || BUDGET_CONF=$(printf '%s\nTimeSlicing=yes\n' "$(sed '/^TimeSlicing=/d' <<<"$BUDGET_CONF")")
   export SLURM_CONF_EXTRA="MaxJobCount=100000"
   local t0=$SECONDS
   "$cluster" start -n "$NODES" -g 8 >/dev/null || { echo "bench ctld_scale_bench: the $arm cluster did not start" >&2; return 1; }
@@ -232,29 +267,33 @@ uptime_before=$(uptime)
 say "load before: $uptime_before"
 : > "$work/runs"
 : > "$work/threads"
+# arm_of INDEX: the arm of run INDEX (1-based), round after round.
+arm_of() { echo "${arms[($1 - 1) % ${#arms[@]}]}"; }
 for ((i = 1; i <= RUNS; i++)); do
-  arm=suite
-  [ $((i % 2)) = 0 ] && arm=stock
-  run "$arm" "$i" || exit 1
+  run "$(arm_of "$i")" "$i" || exit 1
 done
 say "load after: $(uptime)"
 
 # Each thread's on-CPU seconds over the windows, side by side.
-awk '$2 == "thread" { oncpu[$3, $1] += $5; woke[$3, $1] += $6; names[$3] = 1 }
-     END { for (n in names)
-             printf "ctld_scale_bench: thread %-20s suite %8.3f s (%6d wakeups)  stock %8.3f s (%6d wakeups)\n",
-                    n, oncpu[n, "suite"], woke[n, "suite"], oncpu[n, "stock"], woke[n, "stock"] }' "$work/threads" |
+awk -v arms="${arms[*]}" '$2 == "thread" { oncpu[$3, $1] += $5; woke[$3, $1] += $6; names[$3] = 1 }
+     END { na = split(arms, arm, " ")
+           for (n in names) {
+             line = sprintf("ctld_scale_bench: thread %-20s", n)
+             for (a = 1; a <= na; a++)
+               line = line sprintf("  %s %8.3f s (%6d wakeups)", arm[a], oncpu[n, arm[a]], woke[n, arm[a]])
+             print line } }' "$work/threads" |
   sort -k5 -n -r >&2
 
-# ratio FIELD NAME: suite over stock of FIELD summed over the runs, and its
-# spread within each pair of runs (2k-1 suite, 2k stock).
+# ratio FIELD NAME [ARM [BASE]]: ARM (suite) over BASE (stock) of FIELD
+# summed over the runs, and its spread within each round of runs (one run
+# of each arm).
 ratio() {
-  awk -v field="$1" -v name="$2" '
+  awk -v field="$1" -v name="$2" -v arm="${3:-suite}" -v base="${4:-stock}" -v narms="${#arms[@]}" '
     { for (i = 3; i < NF; i += 2) if ($i == field) v = $(i + 1)
-      sum[$2] += v; pair = int(($1 + 1) / 2); p[pair, $2] = v; pairs[pair] = 1 }
-    END { printf "bench %s: %.2f x\n", name, (sum["stock"] > 0 ? sum["suite"] / sum["stock"] : 0)
-          for (k in pairs) if (p[k, "stock"] > 0) {
-            r = p[k, "suite"] / p[k, "stock"]
+      sum[$2] += v; pair = int(($1 - 1) / narms); p[pair, $2] = v; pairs[pair] = 1 }
+    END { printf "bench %s: %.2f x\n", name, (sum[base] > 0 ? sum[arm] / sum[base] : 0)
+          for (k in pairs) if (p[k, base] > 0) {
+            r = p[k, arm] / p[k, base]
             if (n++ == 0 || r < lo) lo = r
             if (n == 1 || r > hi) hi = r }
           if (n > 1) printf "bench %s_min: %.2f x\nbench %s_max: %.2f x\n", name, lo, name, hi }' "$work/runs"
@@ -264,18 +303,22 @@ ratio cpu ctld_scale_cpu_ratio
 # order and packing start more; its preemptions end more): slurmctld CPU
 # per job started, suite over stock. Bench jobs are not resumable, so a
 # job started in the window leaves the queue for good.
-awk '{ for (i = 3; i < NF; i += 2) { if ($i == "cpu") c = $(i + 1); if ($i == "pending_start") a = $(i + 1); if ($i == "pending_end") b = $(i + 1) }
+# per_start NAME [ARM [BASE]]: that ratio, ARM (suite) over BASE (stock).
+per_start() {
+  awk -v name="$1" -v arm="${2:-suite}" -v base="${3:-stock}" '
+    { for (i = 3; i < NF; i += 2) { if ($i == "cpu") c = $(i + 1); if ($i == "pending_start") a = $(i + 1); if ($i == "pending_end") b = $(i + 1) }
        cpu[$2] += c; started[$2] += a - b }
-     END { if (started["suite"] > 0 && started["stock"] > 0 && cpu["stock"] > 0)
-             printf "bench ctld_scale_cpu_per_start_ratio: %.2f x\n", (cpu["suite"] / started["suite"]) / (cpu["stock"] / started["stock"]) }' "$work/runs"
+     END { if (started[arm] > 0 && started[base] > 0 && cpu[base] > 0)
+             printf "bench %s: %.2f x\n", name, (cpu[arm] / started[arm]) / (cpu[base] / started[base]) }' "$work/runs"
+}
+per_start ctld_scale_cpu_per_start_ratio
 ratio bf_us ctld_scale_backfill_cycle_ratio
 ratio main_us ctld_scale_main_cycle_ratio
 
 # Submit RPCs: the mean over all of an arm's runs, and the growth from the
 # first 1,000 to the last 1,000 of each run (the mean over its runs).
 for ((i = 1; i <= RUNS; i++)); do
-  arm=suite
-  [ $((i % 2)) = 0 ] && arm=stock
+  arm=$(arm_of "$i")
   awk -v arm="$arm" '{ v[NR] = $1; s += $1 }
        END { for (i = 1; i <= 1000; i++) { a += v[i]; b += v[NR - 1000 + i] }
              printf "%s %.4f %.4f %.4f\n", arm, s / NR, a / 1000, b / 1000 }' "$work/rpc.$i"
@@ -289,3 +332,14 @@ awk '{ n[$1]++; mean[$1] += $2; g[$1] += $4 / $3 }
            printf "bench ctld_scale_submit_growth_stock: %.2f x\n", g["stock"] / n["stock"] }' "$work/submits"
 awk '{ for (i = 3; i < NF; i += 2) if ($i == "rss_kb") v = $(i + 1); if (v > m[$2]) m[$2] = v }
      END { printf "bench ctld_scale_rss_mb: %.0f MB\nbench ctld_scale_rss_mb_stock: %.0f MB\n", m["suite"] / 1024, m["stock"] / 1024 }' "$work/runs"
+# The PreemptMode=OFF arm: over stock, and over the suite with REQUEUE.
+if [[ " ${arms[*]} " == *" suite_off "* ]]; then
+  ratio cpu ctld_scale_off_cpu_ratio suite_off stock
+  per_start ctld_scale_off_cpu_per_start_ratio suite_off stock
+  ratio bf_us ctld_scale_off_backfill_cycle_ratio suite_off stock
+  ratio main_us ctld_scale_off_main_cycle_ratio suite_off stock
+  ratio cpu ctld_scale_off_vs_suite_cpu_ratio suite_off suite
+  per_start ctld_scale_off_vs_suite_cpu_per_start_ratio suite_off suite
+  ratio bf_us ctld_scale_off_vs_suite_backfill_cycle_ratio suite_off suite
+  ratio main_us ctld_scale_off_vs_suite_main_cycle_ratio suite_off suite
+fi

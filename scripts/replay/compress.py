@@ -85,6 +85,7 @@ CONF_KEYS = [
     ("MaxMinRuntime", "8:00:00", "window"),
     ("DefaultMinRuntime", "0", "window0"),
     ("TimesliceInterval", "30", "interval"),
+    ("TimeSlicing", "", "keep"),
     ("PreemptNotice", "30", "zero"),
     ("HeroWait", "30:00", "window0"),
     ("QuickStartMinRuntime", "15:00", "window0"),

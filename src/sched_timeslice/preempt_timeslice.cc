@@ -80,7 +80,8 @@ bool LoadThreadConfig(timeslice::ThreadConfig* out) {
   out->quick = budget::QuickStartRule{config.quick_start_min_runtime, config.quick_start_gpus,
                                        config.quick_start_user_gpus, config.quick_start_reserve_nodes};
   out->state_dir = slurm_conf.state_save_location ? slurm_conf.state_save_location : ".";
-  out->slicing = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
+  out->time_slicing = config.time_slicing;
+  out->slicing = running_in_slurmctld() && budget::TimeSlicingOn(config.time_slicing, timeslice::PreemptModeOff());
   return true;
 }
 
@@ -88,8 +89,8 @@ void WarnOfConflictingSettings(const timeslice::ThreadConfig& config) {
   budget::SlurmSettings settings;
   settings.select_type = slurm_conf.select_type ? slurm_conf.select_type : "";
   settings.quick_start_reserve_nodes = config.quick.reserve_nodes;
-  settings.preempt_mode_off = (slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG & ~PREEMPT_MODE_WITHIN) ==
-                              PREEMPT_MODE_OFF;
+  settings.preempt_mode_off = timeslice::PreemptModeOff();
+  settings.time_slicing = config.time_slicing;
   settings.priority_type = slurm_conf.priority_type ? slurm_conf.priority_type : "";
   const uint32_t exempt = slurm_conf.preempt_exempt_time;
   settings.preempt_exempt_time = exempt == NO_VAL || exempt == INFINITE ? 0 : exempt;
@@ -115,9 +116,9 @@ int Init() {
   }
   g_thread = std::make_unique<timeslice::TimesliceThread>(config);
   g_thread->Start();
-  info("preempt/timeslice: loaded; a pass every %ld s (drain at contract end, time slicing); Slurm's "
+  info("preempt/timeslice: loaded; a pass every %ld s (drain at contract end, time slicing %s); Slurm's "
        "schedulers never preempt",
-       static_cast<long>(config.interval));
+       static_cast<long>(config.interval), config.slicing ? "on" : "off");
   return SLURM_SUCCESS;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "libbudget/config/config.h"
+#include "libbudget/config/slurm_settings.h"
 #include "libbudget/policy/packing_state.h"
 #include "libbudget/policy/pass_clock.h"
 #include "libbudget/policy/preemption_note.h"
@@ -34,6 +35,10 @@ double WallSeconds() {
 }
 
 }  // namespace
+
+bool PreemptModeOff() {
+  return (slurm_conf.preempt_mode & ~PREEMPT_MODE_GANG & ~PREEMPT_MODE_WITHIN) == PREEMPT_MODE_OFF;
+}
 
 namespace {
 
@@ -155,6 +160,10 @@ void TimesliceThread::ReloadIfChanged() {
          long(config.timeslice_interval), long(config.default_min_runtime));
   if (config_.preempt_notice != config.preempt_notice)
     info("preempt/timeslice: %s re-read: PreemptNotice=%ld s", path.c_str(), long(config.preempt_notice));
+  if (config_.time_slicing != config.time_slicing)
+    info("preempt/timeslice: %s re-read: time slicing %s", path.c_str(),
+         budget::TimeSlicingOn(config.time_slicing, PreemptModeOff()) ? "on" : "off");
+  config_.time_slicing = config.time_slicing;
   config_.interval = config.timeslice_interval;
   config_.default_min_runtime = config.default_min_runtime;
   config_.preempt_notice = config.preempt_notice;
@@ -168,7 +177,7 @@ void TimesliceThread::Pass() {
   ThreadConfig config;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    config_.slicing = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
+    config_.slicing = budget::TimeSlicingOn(config_.time_slicing, PreemptModeOff());
     config = config_;
   }
   std::vector<JobFacts> jobs;
@@ -189,7 +198,7 @@ void TimesliceThread::Pass() {
   budget::PackingState packing;
   bool has_packing = budget::LoadPackingState(config.state_dir + "/" + budget::kPackingStateFile, &packing).ok();
   budget::TimesliceInputs in = PassInputsOf(jobs, nodes, *view, has_packing ? &packing : nullptr, config.quick, now);
-  if (!config.slicing) in.waiting.clear();  // PreemptMode=OFF: drains only
+  if (!config.slicing) in.waiting.clear();  // time slicing off: drains only
   budget::TimeslicePlan plan = planner_.Plan(in, now);
   for (const std::string& line : plan.log) Log(line);
 

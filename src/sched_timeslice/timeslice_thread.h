@@ -45,6 +45,7 @@
 #include <thread>
 #include <vector>
 
+#include "libbudget/config/config.h"
 #include "libbudget/policy/contract.h"
 #include "libbudget/standing.h"
 #include "libbudget/policy/timeslice_plan.h"
@@ -63,10 +64,18 @@ struct ThreadConfig {
   budget::Seconds preempt_notice = 0;  // PreemptNotice
   budget::QuickStartRule quick;  // QuickStartGpus, QuickStartMinRuntime
   std::string state_dir;
-  // PreemptMode=OFF: drains still run at contract end, nothing is time
-  // sliced.
+  // budget.conf TimeSlicing, re-read with the rest.
+  budget::TimeSlicingKey time_slicing = budget::TimeSlicingKey::kUnset;
+  // Whether waiting jobs are served by preemption, at each pass:
+  // TimeSlicingOn(time_slicing, PreemptModeOff()). Off: drains still run at
+  // contract end, nothing is time sliced.
   bool slicing = true;
 };
+
+// slurm.conf PreemptMode is OFF (GANG and WITHIN aside), as slurmctld holds
+// it now; read at every pass, since preempt plugins get no reconfigure call.
+// REQUIRES: running in slurmctld, slurm_conf loaded.
+bool PreemptModeOff();
 
 class TimesliceThread {
  public:

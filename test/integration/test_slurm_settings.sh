@@ -25,6 +25,10 @@ once() {
 }
 check "PreemptMode=OFF draws one warning naming the key" \
   once "preempt/timeslice: WARNING: PreemptMode=OFF: "
+check "... and says that budget.conf TimeSlicing=yes time-slices with it (the key is unset here)" \
+  once "WARNING: PreemptMode=OFF: .*set TimeSlicing=yes in budget.conf"
+check "preempt/timeslice says time slicing is off" \
+  once "preempt/timeslice: loaded; a pass every .* (drain at contract end, time slicing off)"
 check "PriorityType=priority/multifactor draws one warning naming the key and the standings file" \
   once "preempt/timeslice: WARNING: PriorityType=priority/multifactor: .*budget_standings.json"
 check "PreemptExemptTime draws one warning naming the key" \

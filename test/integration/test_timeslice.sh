@@ -14,7 +14,10 @@
 #     empties right after that job's protection ends; the drain is counted
 #     (and its departure under its rule, which sbudget metrics shows);
 #   - a pass follows a change (of a node, of the standings): with
-#     TimesliceInterval=300 a drain is acted on within seconds.
+#     TimesliceInterval=300 a drain is acted on within seconds;
+#   - with PreemptMode=OFF in slurm.conf (Slurm 25.05+ then searches no
+#     preemption candidates) and TimeSlicing=yes in budget.conf, time
+#     slicing still preempts; TimeSlicing=no stops it, without a restart.
 # The convergence of a 50/50 flood is test_timeslice_convergence.sh.
 # Runs on stock select/cons_tres; `SELECT_TYPE=select/topo` runs the same
 # checks over select/topo.
@@ -28,7 +31,7 @@ log_matches() { grep -qE -- "$1" "$LOG" || { echo "no line matching '$1' in $LOG
 
 cluster_start -n 2 -g 8
 check "preempt/timeslice is loaded, with a 2-s pass beside Slurm's schedulers" \
-  poll 20 log_has "preempt/timeslice: loaded; a pass every 2 s (drain at contract end, time slicing); Slurm's schedulers never preempt"
+  poll 20 log_has "preempt/timeslice: loaded; a pass every 2 s (drain at contract end, time slicing on); Slurm's schedulers never preempt"
 check "priority/budget publishes its standings" poll 20 snapshot_fresh
 check "each time-slicing pass logs its duration at debug level" \
   poll 10 log_matches 'debug: +preempt/timeslice: pass: [0-9]+\.[0-9]{3} ms, [0-9]+ waiting job\(s\) tried, [0-9]+ preemption\(s\)$'
@@ -119,15 +122,22 @@ check "b3 runs" wait_state "$b3" RUNNING 20
 clear_jobs
 
 # --- Unallocated work is preempted at once -----------------------------------
-u1=$(job teamb 0 2 --resumable) || fail_now "submit u1"
-check "unallocated u1 (min-runtime 0) runs on both nodes" wait_state "$u1" RUNNING 30
-a3=$(job teama 0:10 1 --resumable) || fail_now "submit a3"
-t0=$SECONDS
-check "u1 is preempted at once by allocated a3 (within 6 s)" poll 6 requeued "$u1"
-echo "     u1 preempted $((SECONDS - t0)) s after a3 was submitted"
-check "u1's reason names the unallocated rule" notes_have "$u1" "(rule: unallocated)"
-check "a3 runs" wait_state "$a3" RUNNING 20
-clear_jobs
+# unallocated_preempted U A WHEN: unallocated job U (teamb, min-runtime 0,
+# both nodes) runs, allocated job A (teama, 1 GPU) is submitted, and U is
+# requeued within 6 s (the checks say WHEN), by the unallocated rule.
+unallocated_preempted() {
+  local u_name=$1 a_name=$2 when=$3 u a t0
+  u=$(job teamb 0 2 --resumable) || fail_now "submit $u_name"
+  check "unallocated $u_name (min-runtime 0) runs on both nodes" wait_state "$u" RUNNING 30
+  a=$(job teama 0:10 1 --resumable) || fail_now "submit $a_name"
+  t0=$SECONDS
+  check "$u_name is preempted by allocated $a_name$when (within 6 s)" poll 6 requeued "$u"
+  echo "     $u_name preempted $((SECONDS - t0)) s after $a_name was submitted"
+  check "$u_name's reason names the unallocated rule" notes_have "$u" "(rule: unallocated)"
+  check "$a_name runs" wait_state "$a" RUNNING 20
+  clear_jobs
+}
+unallocated_preempted u1 a3 " at once"
 
 # --- Drain at contract end ----------------------------------------------------
 drains_before=$(count_in_state automated_drains)
@@ -181,6 +191,32 @@ t0=$SECONDS
 check "u2 leaves draining n1 within 10 s, though TimesliceInterval=300" poll 10 requeued "$u2"
 echo "     u2 requeued $((SECONDS - t0)) s after the drain"
 scontrol update nodename=n1 state=resume
+clear_jobs
+
+# --- PreemptMode=OFF with budget.conf TimeSlicing=yes ----------------------------
+# The switch in budget.conf (libbudget/config/slurm_settings.h, TimeSlicingOn):
+# slurm.conf says OFF, so Slurm's own schedulers search no preemption
+# candidates, and the suite's thread still time-slices.
+sed -i -e 's/^TimesliceInterval=.*/TimesliceInterval=2/' -e '/^TimeSlicing=/d' "$CLUSTER_DIR/etc/budget.conf"
+echo 'TimeSlicing=yes' >>"$CLUSTER_DIR/etc/budget.conf"
+sed -i 's/^PreemptMode=.*/PreemptMode=OFF/' "$CLUSTER_DIR/etc/slurm.conf"
+lines_before=$(wc -l < "$LOG")
+check "slurmctld restarts with PreemptMode=OFF and TimeSlicing=yes" "$CLUSTER" restart-ctld
+since_restart_has() { tail -n +"$((lines_before + 1))" "$LOG" | grep -q -- "$1" || { echo "no '$1' since the restart"; return 1; }; }
+check "preempt/timeslice says time slicing is on" \
+  poll 20 since_restart_has "preempt/timeslice: loaded; a pass every 2 s (drain at contract end, time slicing on)"
+check "... and draws no PreemptMode=OFF warning (the key says yes)" \
+  bash -c "! tail -n +$((lines_before + 1)) '$LOG' | grep -q 'WARNING: PreemptMode=OFF'"
+check "Slurm reads PreemptMode=OFF" bash -c "[ \"\$(scontrol show config | sed -n 's/^PreemptMode *= *//p')\" = OFF ]"
+unallocated_preempted u3 a4 " though PreemptMode=OFF"
+# TimeSlicing=no, re-read at the next pass: nothing is time sliced.
+sed -i 's/^TimeSlicing=.*/TimeSlicing=no/' "$CLUSTER_DIR/etc/budget.conf"
+check "the thread re-reads budget.conf: time slicing off" poll 10 since_restart_has "re-read: time slicing off"
+u4=$(job teamb 0 2 --resumable) || fail_now "submit u4"
+check "unallocated u4 runs on both nodes" wait_state "$u4" RUNNING 30
+a5=$(job teama 0:10 1 --resumable) || fail_now "submit a5"
+check "with TimeSlicing=no, u4 keeps its GPUs while a5 waits (8 s, four passes)" running_until "$u4" $(( $(date +%s) + 8 ))
+check "... and a5 waits" state_is "$a5" PENDING
 clear_jobs
 
 finish

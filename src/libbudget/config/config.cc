@@ -142,6 +142,13 @@ const KeySpec kKeys[] = {
     {"UnknownAccount", ParseUnknownAccount},
     {"TimesliceInterval",
      [](std::string_view v, BudgetConfig* c) { return ParseIntervalSeconds(v, &c->timeslice_interval); }},
+    {"TimeSlicing",
+     [](std::string_view v, BudgetConfig* c) {
+       bool on = false;
+       Status st = ParseYesNo(v, &on);
+       if (st.ok()) c->time_slicing = on ? TimeSlicingKey::kYes : TimeSlicingKey::kNo;
+       return st;
+     }},
     {"HeroWait",
      [](std::string_view v, BudgetConfig* c) { return ParseDuration(v, &c->hero_wait); }},
     {"PreemptNotice",

@@ -29,6 +29,10 @@
 //                              which contract it got (one line at
 //                              submission): yes | no
 //   TimesliceInterval=30       seconds between time-slicing passes
+//   TimeSlicing=yes|no         whether preempt/timeslice time-slices
+//                              (slurm_settings.h, TimeSlicingOn); unset:
+//                              yes unless slurm.conf has PreemptMode=OFF
+//                              (the behaviour before the key existed)
 //   PreemptNotice=30           seconds a preempted job keeps its GPUs
 //                              after its signal (SIGTERM, or its own
 //                              --signal), to write a checkpoint; 0: it
@@ -69,6 +73,9 @@ namespace budget {
 
 enum class UnknownAccountPolicy { kReject, kUnallocated };
 
+// budget.conf TimeSlicing: unset (follow slurm.conf's PreemptMode), yes or no.
+enum class TimeSlicingKey { kUnset, kYes, kNo };
+
 // BudgetTree's value for the tree of Slurm's associations (slurmdbd's, as
 // slurmctld holds them).
 constexpr char kBudgetTreeSlurmdbd[] = "slurmdbd";
@@ -86,6 +93,7 @@ struct BudgetConfig {
   Seconds default_min_runtime = 0;         // DefaultMinRuntime
   bool default_contract_notice = true;     // DefaultContractNotice
   Seconds timeslice_interval = 30;         // TimesliceInterval
+  TimeSlicingKey time_slicing = TimeSlicingKey::kUnset;  // TimeSlicing
   Seconds preempt_notice = 30;             // PreemptNotice
   Seconds hero_wait = 30 * 60;             // HeroWait
   uint32_t hero_min_nodes = 8;             // HeroMinNodes

@@ -32,6 +32,8 @@ void test_defaults_when_empty(void**) {
   assert_int_equal(c.hero_wait, 1800);
   assert_true(c.unknown_account == budget::UnknownAccountPolicy::kReject);
   assert_true(c.default_contract_notice);  // a job without --min-runtime is told its contract
+  // TimeSlicing unset: slurm.conf's PreemptMode decides, as before the key.
+  assert_true(c.time_slicing == budget::TimeSlicingKey::kUnset);
 }
 
 void test_reads_every_key_case_insensitively(void**) {
@@ -57,7 +59,8 @@ void test_reads_every_key_case_insensitively(void**) {
       "QuickStartReserveNodes=3\n"
       "ReportDir=/shared/slurm-budget/\n"
       "GPUTYPEWEIGHTS=h100:1.0,B200:2\n"
-      "defaultcontractnotice=NO\n";
+      "defaultcontractnotice=NO\n"
+      "timeslicing=Yes\n";
   BudgetConfig c;
   budget::Status st = ParseBudgetConfig(text, "budget.conf", &c);
   assert_true(st.ok());
@@ -81,6 +84,13 @@ void test_reads_every_key_case_insensitively(void**) {
   assert_string_equal(c.report_dir.c_str(), "/shared/slurm-budget");  // trailing slash dropped
   assert_string_equal(c.gpu_type_weights.ToString().c_str(), "b200:2,h100:1");  // types lower-case, sorted
   assert_false(c.default_contract_notice);
+  assert_true(c.time_slicing == budget::TimeSlicingKey::kYes);
+}
+
+void test_time_slicing_no(void**) {
+  BudgetConfig c;
+  assert_true(ParseBudgetConfig("TimeSlicing=no\n", "budget.conf", &c).ok());
+  assert_true(c.time_slicing == budget::TimeSlicingKey::kNo);
 }
 
 struct BadCase {
@@ -124,6 +134,8 @@ const BadCase kBad[] = {
     {"HeroMinNodes=0\n", "budget.conf:1: key HeroMinNodes: must be at least 1 node"},
     {"DefaultContractNotice=off\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"off\""},
     {"DefaultContractNotice=\n", "budget.conf:1: key DefaultContractNotice: must be yes or no, got \"\""},
+    {"TimeSlicing=requeue\n", "budget.conf:1: key TimeSlicing: must be yes or no, got \"requeue\""},
+    {"TimeSlicing=yes\nTimeSlicing=no\n", "budget.conf:2: key TimeSlicing is already set on line 1"},
     {"HeroMinNodes=x\n", "budget.conf:1: key HeroMinNodes: must be a whole number of nodes, 1 .. 1024, got \"x\""},
     {"GpuTypeWeights=b200:two\n", "budget.conf:1: key GpuTypeWeights: entry \"b200:two\": the weight must be a decimal number"},
     {"MaxMinRuntime=1:00:00\nDefaultMinRuntime=2:00:00\n",
@@ -232,6 +244,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults_when_empty),
       cmocka_unit_test(test_reads_every_key_case_insensitively),
+      cmocka_unit_test(test_time_slicing_no),
       cmocka_unit_test(test_each_error_names_file_line_and_key),
       cmocka_unit_test(test_missing_file_gives_defaults),
       cmocka_unit_test(test_loads_a_file),

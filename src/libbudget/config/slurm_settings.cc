@@ -4,12 +4,28 @@
 
 namespace budget {
 
+bool TimeSlicingOn(TimeSlicingKey key, bool preempt_mode_off) {
+  switch (key) {
+    case TimeSlicingKey::kYes:
+      return true;
+    case TimeSlicingKey::kNo:
+      return false;
+    case TimeSlicingKey::kUnset:
+      break;
+  }
+  return !preempt_mode_off;
+}
+
 std::vector<std::string> SuiteSettingWarnings(const SlurmSettings& settings) {
   std::vector<std::string> warnings;
-  if (settings.preempt_mode_off) {
+  // TimeSlicing=no is the site's own word: no warning. Unset, OFF turns
+  // time slicing off, which a site that meant to quiet Slurm's schedulers
+  // may not expect.
+  if (settings.preempt_mode_off && settings.time_slicing == TimeSlicingKey::kUnset) {
     warnings.push_back(
         "PreemptMode=OFF: preempt/timeslice time-slices nothing (no job is preempted for another; nodes still "
-        "drain at contract end); set PreemptMode=REQUEUE as in etc/slurm.conf.example");
+        "drain at contract end); set TimeSlicing=yes in budget.conf to time-slice with PreemptMode=OFF, or "
+        "TimeSlicing=no to say that nothing is to be time sliced");
   }
   if (settings.priority_type != "priority/budget") {
     const std::string type = settings.priority_type.empty() ? "(unset)" : settings.priority_type;

@@ -9,6 +9,8 @@
 using budget::AccountMembershipWarnings;
 using budget::SlurmSettings;
 using budget::SuiteSettingWarnings;
+using budget::TimeSlicingKey;
+using budget::TimeSlicingOn;
 
 namespace {
 
@@ -38,6 +40,43 @@ void test_each_conflict_is_one_warning_naming_its_key(void**) {
   assert_true(w[1].find("budget_standings.json") != std::string::npos);
   // 600 s in Slurm's format.
   assert_true(StartsWith(w[2], "PreemptExemptTime=00:10:00: "));
+}
+
+// The switch: budget.conf TimeSlicing when set; unset, PreemptMode (OFF:
+// no), as before the key existed.
+void test_time_slicing_follows_the_key_then_preempt_mode(void**) {
+  struct Case {
+    TimeSlicingKey key;
+    bool preempt_mode_off;
+    bool on;
+  };
+  const Case cases[] = {
+      {TimeSlicingKey::kUnset, false, true},   // PreemptMode=REQUEUE, as shipped up to now
+      {TimeSlicingKey::kUnset, true, false},   // PreemptMode=OFF alone: drains only
+      {TimeSlicingKey::kYes, true, true},      // OFF + TimeSlicing=yes: Slurm searches no candidates
+      {TimeSlicingKey::kYes, false, true},
+      {TimeSlicingKey::kNo, false, false},     // the key wins over REQUEUE
+      {TimeSlicingKey::kNo, true, false},
+  };
+  for (const Case& c : cases) {
+    if (TimeSlicingOn(c.key, c.preempt_mode_off) != c.on)
+      fail_msg("key %d, PreemptMode off %d: want %d", int(c.key), int(c.preempt_mode_off), int(c.on));
+  }
+}
+
+// PreemptMode=OFF warns only while the key is unset: with it, OFF is the
+// site's word (and with TimeSlicing=yes nothing is lost).
+void test_preempt_mode_off_warns_only_without_the_key(void**) {
+  SlurmSettings s = AsShipped();
+  s.preempt_mode_off = true;
+  std::vector<std::string> w = SuiteSettingWarnings(s);
+  assert_int_equal(w.size(), 1);
+  assert_true(StartsWith(w[0], "PreemptMode=OFF: preempt/timeslice time-slices nothing"));
+  assert_true(w[0].find("TimeSlicing=yes") != std::string::npos);
+  s.time_slicing = TimeSlicingKey::kYes;
+  assert_int_equal(SuiteSettingWarnings(s).size(), 0);
+  s.time_slicing = TimeSlicingKey::kNo;
+  assert_int_equal(SuiteSettingWarnings(s).size(), 0);
 }
 
 void test_a_reserve_needs_select_topo(void**) {
@@ -160,6 +199,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_the_shipped_example_warns_of_nothing),
       cmocka_unit_test(test_each_conflict_is_one_warning_naming_its_key),
+      cmocka_unit_test(test_time_slicing_follows_the_key_then_preempt_mode),
+      cmocka_unit_test(test_preempt_mode_off_warns_only_without_the_key),
       cmocka_unit_test(test_a_reserve_needs_select_topo),
       cmocka_unit_test(test_one_conflict_alone),
       cmocka_unit_test(test_membership_warnings),
