@@ -27,6 +27,9 @@
 #                      shipped instead of the five plugin variables below,
 #                      but for PlugStackConfig (the cluster's own) and any
 #                      key SLURM_CONF_EXTRA sets again
+#   SLURMCTLD_DEBUG    slurmctld's log level (default info; debug adds,
+#                      among others, the jobs each time-slicing pass gave
+#                      the top priority)
 #   SELECT_TYPE        default select/cons_tres
 #   PRIORITY_TYPE      default priority/basic
 #   SCHEDULER_TYPE     default sched/builtin
@@ -178,7 +181,7 @@ SlurmctldPidFile=$dir/run/slurmctld.pid
 SlurmdPidFile=$dir/run/slurmd.%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.%n.log
-SlurmctldDebug=info
+SlurmctldDebug=${SLURMCTLD_DEBUG:-info}
 SlurmdDebug=info
 PluginDir=$dir/plugins:$(stock_plugindir)
 PlugStackConfig=$dir/etc/plugstack.conf

@@ -141,4 +141,10 @@ void KickScheduler() { queue_job_scheduler(); }
 
 budget::TimePoint NodesLastChanged() { return __atomic_load_n(&last_node_update, __ATOMIC_RELAXED); }
 
+uint64_t JobEndCount() {
+  const diag_stats_t& s = slurmctld_diag_stats;
+  return uint64_t(__atomic_load_n(&s.jobs_completed, __ATOMIC_RELAXED)) +
+         __atomic_load_n(&s.jobs_canceled, __ATOMIC_RELAXED) + __atomic_load_n(&s.jobs_failed, __ATOMIC_RELAXED);
+}
+
 }  // namespace timeslice

@@ -83,6 +83,13 @@ void KickScheduler();
 // service. Read without a lock (a hint: the pass itself reads under locks).
 budget::TimePoint NodesLastChanged();
 
+// How many jobs have ended in slurmctld (completed, cancelled or failed:
+// its sdiag counters). A change in this count is a job that ended, seen at
+// once, where NodesLastChanged's whole seconds cannot tell an end later in
+// the second of the last pass from one before it. Read without a lock (a
+// hint, as above).
+uint64_t JobEndCount();
+
 }  // namespace timeslice
 
 #endif  // SLURM_BUDGET_SCHED_TIMESLICE_JOB_ACTIONS_H_

@@ -121,6 +121,7 @@ void TimesliceThread::Run() {
 }
 
 bool TimesliceThread::ChangedSinceLastPass() {
+  if (JobEndCount() != job_ends_seen_) return true;  // a job ended since, even in the same second
   const budget::TimePoint changed = NodesLastChanged();
   if (changed != nodes_seen_) return true;
   // A change in the second of the last pass, after it, is not in
@@ -185,6 +186,7 @@ void TimesliceThread::Pass() {
   timeslice_lock_read();
   try {
     nodes_seen_ = NodesLastChanged();
+    job_ends_seen_ = JobEndCount();
     pass_second_ = time(nullptr);
     SnapshotCluster(config.default_min_runtime, &jobs, &nodes);
   } catch (...) {
@@ -209,6 +211,7 @@ void TimesliceThread::Pass() {
   // wait for victims: a victim keeps its nodes until its epilog completes,
   // and slurmctld runs its scheduler on every epilog completion itself.
   uint64_t granted_fitting = 0;
+  std::string granted;  // the jobs this pass gave the top priority, for the debug log
   std::vector<std::string> results;
   const budget::TimePoint notice_until = config.preempt_notice > 0 ? now + config.preempt_notice : 0;
   EndNotices(jobs, now, &results);
@@ -236,8 +239,11 @@ void TimesliceThread::Pass() {
           if (p.preemptor != 0) unserved.insert(p.preemptor);
         }
       }
-      for (uint32_t job_id : plan.starts)
-        if (!unserved.count(job_id) && GrantTopPriority(job_id) && !preemptors.count(job_id)) ++granted_fitting;
+      for (uint32_t job_id : plan.starts) {
+        if (unserved.count(job_id) || !GrantTopPriority(job_id)) continue;
+        granted += (granted.empty() ? "" : ",") + std::to_string(job_id);
+        if (!preemptors.count(job_id)) ++granted_fitting;
+      }
       for (const budget::PlannedEmptyBy& e : plan.empty_by) SetNodeEmptyBy(e.node_index, e.empty_at);
     } catch (...) {
       timeslice_unlock_write();
@@ -246,6 +252,7 @@ void TimesliceThread::Pass() {
     timeslice_unlock_write();
   }
   for (const std::string& line : results) Log(line);
+  if (!granted.empty()) debug("preempt/timeslice: pass gave job(s) %s the top priority", granted.c_str());
   if (preempted > 0 || plan.new_automated_drains > 0) {
     added.preemptions = preempted;
     added.automated_drains = plan.new_automated_drains;

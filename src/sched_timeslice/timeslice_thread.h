@@ -1,7 +1,8 @@
 // TimesliceThread: the time-slicing thread preempt/timeslice runs in
 // slurmctld. Every TimesliceInterval seconds, and within kWatchMillis of
-// any change of a node's state (a job ended or started, a node drained or
-// returned; NodesLastChanged) or of the standings priority/budget writes,
+// any change of a node's state (a job ended: JobEndCount, to the moment;
+// a job started, a node drained or returned: NodesLastChanged, to the
+// second) or of the standings priority/budget writes,
 // it runs one pass:
 //   1. under slurmctld READ locks (job, node, part): copy every running and
 //      pending job and every node (job_facts.h);
@@ -119,6 +120,8 @@ class TimesliceThread {
   // Used by the thread only: NodesLastChanged() as the last pass read it,
   // and the second that pass ran in.
   budget::TimePoint nodes_seen_ = -1, pass_second_ = -1;
+  // Used by the thread only: JobEndCount() as the last pass read it.
+  uint64_t job_ends_seen_ = 0;
   // Used by the thread only: the earliest end of a notice still running
   // (0: none). A pass follows it, so that the job leaves when its notice
   // ends, not up to a TimesliceInterval later.
