@@ -95,8 +95,11 @@ lean_dirs="$lean_dirs src/sbatch src/srun src/salloc src/squeue src/scontrol src
 #   scontrol and the other clients stop without it; compress/none: srun
 #   does; url_parser/internal: without it srun warns on stderr, which a
 #   test reads; tls/none, the hash plugins of the credentials, gpu/generic under
-#   gres/gpu); a <type>/common directory is the library its plugins link.
+#   gres/gpu; accounting_storage/ctld_relay: slurmd stops without it when
+#   slurmdbd stores the accounting); a <type>/common directory is the
+#   library its plugins link.
 lean_plugins="accounting_storage/common accounting_storage/slurmdbd accounting_storage/mysql
+  accounting_storage/ctld_relay
   auth/common auth/munge cred/common cred/munge gres/common gres/gpu gpu/common gpu/generic
   hash/common_xkcp hash/k12 jobcomp/common jobcomp/filetxt priority/basic priority/multifactor
   sched/backfill sched/builtin select/cons_tres preempt/partition_prio proctrack/linuxproc
@@ -161,7 +164,7 @@ rm -rf "${root:?}$build"
 missing=''
 for p in auth_munge cred_munge gres_gpu select_cons_tres sched_backfill sched_builtin \
     priority_basic priority_multifactor jobcomp_filetxt accounting_storage_slurmdbd \
-    accounting_storage_mysql proctrack_linuxproc prep_script topology_flat mpi_pmi2 \
+    accounting_storage_mysql accounting_storage_ctld_relay proctrack_linuxproc prep_script topology_flat mpi_pmi2 \
     certgen_script compress_none url_parser_internal; do
   [ -f "$root$prefix/lib/slurm/$p.so" ] || missing="$missing $p"
 done
