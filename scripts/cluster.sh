@@ -9,7 +9,8 @@
 #
 #   scripts/cluster.sh start [-n NODES] [-g GPUS_PER_NODE]
 #   scripts/cluster.sh stop
-#   scripts/cluster.sh restart-ctld [--kill]   (restart slurmctld; --kill: kill -9 it first)
+#   scripts/cluster.sh restart-ctld [--kill]   (restart slurmctld and wait for the
+#                        slurmds to register; --kill: kill -9 it first)
 #   scripts/cluster.sh restart-daemons   (slurmctld stopped, every slurmd
 #                        restarted, slurmctld started: what a change of
 #                        SelectType needs, since slurmd loads it too; jobs
@@ -408,6 +409,11 @@ cmd_restart_ctld() {
     kill_pidfile "$f"
   fi
   start_slurmctld
+  # Until each slurmd registers again its node is UNKNOWN and no job starts
+  # there; a job sent meanwhile may wait for the next backfill cycle (30 s).
+  # A node that stays down (a test's doing) is said, not fatal.
+  wait_for "nodes" 60 nodes_responding ||
+    say >&2 "slurmctld restarted, but not every node registered within 60 s: $(sinfo -h -N -o '%N %T' 2>/dev/null | tr '\n' ' ')"
   say "slurmctld restarted"
 }
 

@@ -100,14 +100,25 @@ EOF
 # is_mounted DIR: DIR is a mount point.
 is_mounted() { grep -q " $1 " /proc/mounts; }
 
+# bind_mount DIR: DIR at the same path in the root. A mount already there
+# that is not DIR (a clone deleted and made again at the same path leaves
+# the root's mount on the deleted directory) is replaced.
+bind_mount() {
+  if is_mounted "$root$1"; then
+    [ "$root$1" -ef "$1" ] && return 0
+    umount -l "$root$1"
+  fi
+  mount --bind "$1" "$root$1"
+}
+
 mount_all() {
   is_mounted "$root/proc" || mount -t proc proc "$root/proc"
   is_mounted "$root/sys" || mount --rbind /sys "$root/sys"
   is_mounted "$root/dev" || mount --rbind /dev "$root/dev"
   mkdir -p "$root$repo" "$root/tmp"
-  is_mounted "$root$repo" || mount --bind "$repo" "$root$repo"
+  bind_mount "$repo"
   mkdir -p "$src_cache" "$root$src_cache"
-  is_mounted "$root$src_cache" || mount --bind "$src_cache" "$root$src_cache"
+  bind_mount "$src_cache"
   # /etc/resolv.conf for apt inside the root.
   cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 }

@@ -100,7 +100,7 @@ member_accepted() { local out; out=$(user_submits pretrain); is_job_id "$out" &&
 check "a member's -A pretrain is accepted" poll 30 member_accepted
 job=$(cat "$CLUSTER_DIR/member_job" 2>/dev/null)
 charged_to_pretrain() {
-  wait_state "$job" COMPLETED 30 || return 1
+  wait_state "$job" COMPLETED 60 || return 1
   [ "$(job_field "$job" Account)" = pretrain ] || { echo "job $job: Account=$(job_field "$job" Account)"; return 1; }
 }
 check "... and its job runs to completion, charged to pretrain" charged_to_pretrain
